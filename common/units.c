@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+/* Monotonic and wall clocks, and parsing of durations and sizes. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/units.h"
+
+static uint64_t rc_clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * RC_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t rc_now_ns(void)
+{
+	return rc_clock_ns(CLOCK_MONOTONIC);
+}
+
+uint64_t rc_wall_ns(void)
+{
+	return rc_clock_ns(CLOCK_REALTIME);
+}
+
+/* Parses a non-negative decimal number followed by a unit; returns the unit's start. */
+static int rc_parse_number(const char *s, double *val, const char **unit)
+{
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -EINVAL;
+	errno = 0;
+	*val = strtod(s, &end);
+	if (errno || end == s || !isfinite(*val) || *val < 0)
+		return -EINVAL;
+	*unit = end;
+	return 0;
+}
+
+int rc_parse_duration_ms(const char *s, uint64_t *ms)
+{
+	static const struct {
+		const char *unit;
+		double ms;
+	} units[] = {{"", 1000}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
+	const char *unit;
+	double val;
+	size_t i;
+
+	if (rc_parse_number(s, &val, &unit))
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(unit, units[i].unit))
+			continue;
+		val *= units[i].ms;
+		if (val > 1e15)
+			return -EINVAL;
+		*ms = (uint64_t)llround(val);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int rc_parse_size(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = {{"", 1},	    {"b", 1},	     {"k", 1024.0},	{"kib", 1024.0},
+		     {"kb", 1024.0}, {"m", 1048576.0}, {"mib", 1048576.0}, {"mb", 1048576.0},
+		     {"g", 1073741824.0}, {"gib", 1073741824.0}, {"gb", 1073741824.0}};
+	const char *unit;
+	double val;
+	size_t i;
+
+	if (rc_parse_number(s, &val, &unit))
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(unit, units[i].unit))
+			continue;
+		val *= units[i].mult;
+		if (val > 1e18 || val != floor(val))
+			return -EINVAL;
+		*bytes = (uint64_t)val;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void rc_format_utc(uint64_t wall_ns, char *buf, unsigned int len)
+{
+	time_t secs = (time_t)(wall_ns / RC_NSEC_PER_SEC);
+	unsigned int msec = (unsigned int)((wall_ns % RC_NSEC_PER_SEC) / RC_NSEC_PER_MSEC);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03uZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, msec);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Clocks and human units. Every event timestamp in rdmachaos is CLOCK_MONOTONIC
+ * nanoseconds of the host that produced it; the coordinator maps node clocks
+ * onto its own with the offsets measured by clock alignment.
+ */
+#ifndef RC_UNITS_H
+#define RC_UNITS_H
+
+#include <stdint.h>
+
+#define RC_NSEC_PER_MSEC 1000000ULL
+#define RC_NSEC_PER_SEC 1000000000ULL
+
+uint64_t rc_now_ns(void);     /* CLOCK_MONOTONIC */
+uint64_t rc_wall_ns(void);    /* CLOCK_REALTIME, for reports only */
+
+/*
+ * "250ms", "10s", "2m", "1.5s", plain numbers are seconds. Returns 0 and the
+ * value in milliseconds, or -EINVAL for anything else (negative, junk after
+ * the unit, overflow).
+ */
+int rc_parse_duration_ms(const char *s, uint64_t *ms);
+
+/* "64KiB", "1MiB", "4096", "1k" (k/M/G are powers of 1024 too). -EINVAL on junk. */
+int rc_parse_size(const char *s, uint64_t *bytes);
+
+/* ISO 8601 UTC with milliseconds, e.g. 2026-11-30T04:03:21.123Z, from a wall-clock ns value. */
+void rc_format_utc(uint64_t wall_ns, char *buf, unsigned int len);
+
+#endif

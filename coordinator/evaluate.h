@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From a drill's aligned event stream to measured times and a verdict. Pure
+ * functions over JSON events, so recorded streams (tests/data/*.jsonl) test
+ * them byte for byte.
+ *
+ * Events are the `events.jsonl` objects: each has "t_ms" (double, coordinator
+ * clock, relative to the drill's t0 = workload start), "node", "kind" and the
+ * fields of docs/PROTOCOL.md.
+ */
+#ifndef RC_EVALUATE_H
+#define RC_EVALUATE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "coordinator/scenario.h"
+
+/* One fault as it was carried out. */
+struct ev_fault {
+	const struct sc_fault *decl;
+	char node[SC_NAME_LEN];
+	char netdev[32];   /* resolved on the node */
+	char device[64];   /* RDMA device on that netdev, "" if none */
+	int rail;          /* -1 if not a rail */
+	double injected_ms;  /* < 0: never injected */
+	double reverted_ms;  /* < 0: not reverted */
+};
+
+struct ev_measure {
+	bool seen;
+	double ms;          /* from injection */
+	char signal[32];    /* which signal or "throughput" */
+	double threshold_ms;
+	bool ok;
+	char note[160];     /* why not ok, or how it was measured */
+};
+
+struct ev_fault_result {
+	struct ev_measure detection, isolation, recovery;
+	bool isolation_checked;
+	bool ok;
+};
+
+struct ev_baseline {
+	double throughput_mbps; /* mean of client intervals in the baseline window */
+	double latency_us_p50;  /* median of the intervals' p50 */
+	unsigned int samples;
+};
+
+struct ev_integrity {
+	long long sent, received, lost, duplicated, corrupted;
+	bool known; /* both summaries present */
+};
+
+enum ev_verdict { EV_PASS, EV_FAIL, EV_INCONCLUSIVE, EV_CLEANUP_FAILED };
+const char *ev_verdict_name(enum ev_verdict v); /* "pass", "fail", ... */
+int ev_verdict_exit_code(enum ev_verdict v);    /* 0, 1, 2, 3 */
+
+/* Baseline from client `workload` `interval` events with t_ms in [from_ms, to_ms). */
+int ev_baseline(const json_t *events, double from_ms, double to_ms, struct ev_baseline *b);
+
+/*
+ * Detection: first event after injection matching one of expect->signals and
+ * the fault's node/netdev/device/rail. Isolation: first workload `rail_down`
+ * or `failover` off the fault's rail. Recovery: see docs/SCENARIOS.md
+ * ("How times are measured").
+ */
+void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
+		       const struct ev_baseline *b, const struct ev_fault *f,
+		       struct ev_fault_result *r);
+
+/* Integrity from the client and server `summary` workload events. */
+void ev_integrity(const json_t *events, struct ev_integrity *in);
+
+/*
+ * The verdict, with reasons appended to `reasons` (a JSON array of strings).
+ * inconclusive: no baseline, a fault not injected, missing summaries;
+ * fail: any threshold or integrity bound violated; cleanup_failed overrides all.
+ */
+enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_baseline *b,
+			   const struct ev_fault_result *results, const struct ev_fault *faults,
+			   unsigned int nr_faults, const struct ev_integrity *in,
+			   bool cleanup_verified, json_t *reasons);
+
+json_t *ev_measure_json(const struct ev_measure *m);
+
+#endif

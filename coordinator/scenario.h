@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A drill as declared in a scenario file (docs/SCENARIOS.md), parsed with
+ * libyaml. Parsing checks everything that can be checked without a fleet:
+ * types, units, ranges, unknown keys, references between sections. Errors
+ * name the file, line and key: "scenarios/x.yaml:12: faults[0].at: ...".
+ */
+#ifndef RC_SCENARIO_H
+#define RC_SCENARIO_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SC_NAME_LEN 64
+#define SC_MAX_NODES 4096
+#define SC_MAX_RAILS 8
+#define SC_MAX_FAULTS 64
+#define SC_MAX_SIGNALS 8
+
+struct sc_node {
+	char name[SC_NAME_LEN];
+	char agent[256]; /* "host:port"; empty for lab nodes (the lab fills it in) */
+};
+
+enum sc_op { SC_OP_WRITE, SC_OP_SEND };
+
+struct sc_workload {
+	char kind[32];          /* "rdma_stream" */
+	char from[SC_NAME_LEN]; /* client node */
+	char to[SC_NAME_LEN];   /* server node */
+	enum sc_op op;
+	uint64_t msg_size;
+	unsigned int queue_depth;
+	int rails[SC_MAX_RAILS];
+	unsigned int nr_rails;
+	unsigned int qp_timeout;   /* 0..31, IB local ACK timeout exponent */
+	unsigned int qp_retry_cnt; /* 0..7; lab default 6 (rxe retries forever at 7) */
+	uint64_t interval_ms;      /* stats interval, default 100 */
+	uint16_t port;             /* rdma_cm port, default 18515 */
+};
+
+/* Signals a detection may be declared on. */
+enum sc_signal {
+	SC_SIG_WORKLOAD_ERROR, /* workload WC error */
+	SC_SIG_PORT_EVENT,     /* verbs async port event */
+	SC_SIG_LINK_EVENT,     /* rtnetlink link down */
+	SC_SIG_COUNTER,        /* RDMA error counter delta */
+	SC_SIG_ISOLATION,      /* workload rail_down or failover */
+	SC_SIG__COUNT
+};
+const char *sc_signal_name(enum sc_signal s);
+int sc_signal_parse(const char *name, enum sc_signal *s);
+
+struct sc_target {
+	char node[SC_NAME_LEN];
+	int rail;          /* -1 unless set */
+	char netdev[32];   /* "" unless set */
+	char device[64];   /* "" unless set */
+	int port;          /* with device; default 1 */
+};
+
+struct sc_fault {
+	char name[SC_NAME_LEN];
+	char injector[32];
+	uint64_t at_ms;       /* from the start of the workload */
+	uint64_t duration_ms; /* for port_flap: computed from its params when not given */
+	struct sc_target target;
+	json_t *params;       /* injector parameters as JSON (owned), e.g. {"count":3,...} */
+	int line;             /* where it was declared, for messages */
+};
+
+struct sc_expect {
+	uint64_t detection_within_ms;
+	enum sc_signal signals[SC_MAX_SIGNALS];
+	unsigned int nr_signals;
+	bool isolation_set;
+	uint64_t isolation_within_ms;
+	uint64_t recovery_within_ms;
+	double recovery_ratio;       /* of baseline throughput, default 0.8 */
+	uint64_t recovery_sustain_ms; /* default 2000 */
+	int64_t max_lost;            /* -1: not checked */
+	int64_t max_corrupted;       /* -1: not checked */
+};
+
+struct scenario {
+	char file[512];
+	char sha256[65];
+	char name[SC_NAME_LEN];
+	char description[512];
+	char owner[SC_NAME_LEN];
+	bool lab;
+	unsigned int lab_nodes, lab_rails;
+	struct sc_node *nodes;
+	unsigned int nr_nodes;
+	struct sc_workload workload;
+	uint64_t warmup_ms, baseline_ms;
+	uint64_t cooldown_ms; /* after the last recovery window, default 0 */
+	struct sc_fault faults[SC_MAX_FAULTS];
+	unsigned int nr_faults;
+	struct sc_expect expect;
+};
+
+/*
+ * Parses and checks a scenario. Returns 0, or -EINVAL with a message in err
+ * ("FILE:LINE: KEY: what is wrong"), -errno when the file cannot be read.
+ * For `lab:` drills the nodes are node-a, node-b, ... (lab_nodes of them).
+ */
+int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
+/* Same from memory, for tests and fuzzing; name is used in messages. */
+int scenario_parse(const char *name, const char *text, size_t len, struct scenario *sc, char *err,
+		   size_t errlen);
+void scenario_free(struct scenario *sc);
+
+const struct sc_node *scenario_node(const struct scenario *sc, const char *name);
+
+#endif

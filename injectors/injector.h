@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one interface every fault injector implements. Each injector lives in
+ * injectors/<name>.c, exports one `const struct injector inj_<name>`, and is
+ * listed in injectors/injectors.def; nothing registers itself at run time.
+ *
+ * Life of a fault, driven by the agent:
+ *   validate(params)          pure: refuse bad parameters before anything is touched
+ *   prepare(f)                resolve the target, snapshot the prior state into f
+ *   inject(f)                 apply the fault
+ *   tick(f, now)              optional: timed steps (flaps); sets f->next_tick_ns
+ *   revert(f)                 restore the snapshot; idempotent, safe after a partial inject
+ *   verify(f)                 read the state back and compare with the snapshot
+ * Every step returns 0 or -errno and, on error, writes a sentence naming the
+ * object and the cause into f->err.
+ */
+#ifndef RC_INJECTOR_H
+#define RC_INJECTOR_H
+
+#include <jansson.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define INJ_ERR_LEN 256
+
+struct inj_fault;
+
+/* What the agent resolved the request's target to. */
+struct inj_target {
+	char netdev[IF_NAMESIZE];
+	int ifindex;
+	char device[64]; /* RDMA device, when known */
+	int port;
+	int rail; /* -1 when not a rail */
+};
+
+/* Hooks an injector uses to report; the agent fills them in. */
+struct inj_env {
+	/* Emits a `fault` event with this action ("flap_down", ...) at now. */
+	void (*event)(struct inj_fault *f, const char *action, json_t *extra);
+	void *arg;
+};
+
+struct inj_fault {
+	const struct injector *inj;
+	char id[64];
+	struct inj_target target;
+	json_t *params;         /* validated parameters (owned) */
+	uint64_t duration_ms;   /* 0: until reverted */
+	uint64_t injected_at_ns;
+	uint64_t reverted_at_ns;
+	uint64_t next_tick_ns;  /* 0: no tick wanted */
+	bool injected;
+	bool reverted;
+	const struct inj_env *env;
+	void *priv;             /* injector state, freed by cleanup */
+	char err[INJ_ERR_LEN];
+};
+
+struct injector {
+	const char *name;
+	const char *summary;
+	/* Documented parameters: "name=type default: meaning", NULL-terminated, for --help. */
+	const char *const *param_help;
+	int (*validate)(const json_t *params, char *err, size_t errlen);
+	int (*prepare)(struct inj_fault *f);
+	int (*inject)(struct inj_fault *f);
+	int (*tick)(struct inj_fault *f, uint64_t now_ns);
+	int (*revert)(struct inj_fault *f);
+	int (*verify)(struct inj_fault *f);
+	/* Returns the prior state snapshot (new reference) for the report. */
+	json_t *(*describe_prior)(const struct inj_fault *f);
+	void (*cleanup)(struct inj_fault *f);
+};
+
+#define INJECTOR(name) extern const struct injector inj_##name;
+#include "injectors/injectors.def"
+#undef INJECTOR
+
+/* NULL-terminated list in injectors.def order. */
+extern const struct injector *const injectors[];
+const struct injector *injector_find(const char *name);
+
+#endif
