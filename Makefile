@@ -57,9 +57,18 @@ $(BUILD)/san/%.o: %.c $(wildcard */*.h) injectors/injectors.def
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -O1 -c -o $@ $<
 
-# Each unit test links the whole library (sanitized); a test that fakes a
-# symbol lists it in tests/unit/<name>.wrap, one symbol a line.
-$(BUILD)/tests/%: $(BUILD)/san/tests/unit/%.o $(call SANOBJ,$(LIB_SRC))
+# Unit tests are named after the module they test and link only it (and
+# common/), sanitized: test_common_*, test_coord_*, test_agent_*, test_stream_*.
+# A test that fakes a symbol lists it in tests/unit/<name>.wrap, one a line.
+TEST_LIB_common := $(COMMON_SRC)
+TEST_LIB_coord  := $(COMMON_SRC) $(COORD_SRC)
+TEST_LIB_agent  := $(COMMON_SRC) $(AGENT_SRC)
+TEST_LIB_stream := $(COMMON_SRC) $(STREAM_SRC)
+test_module      = $(word 2,$(subst _, ,$(1)))
+
+.SECONDARY:
+.SECONDEXPANSION:
+$(BUILD)/tests/%: $(BUILD)/san/tests/unit/%.o $$(call SANOBJ,$$(TEST_LIB_$$(call test_module,$$*)))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ \
 		$(foreach s,$(shell cat tests/unit/$*.wrap 2>/dev/null),-Wl,--wrap=$(s)) \
