@@ -9,7 +9,7 @@
 
 CC       ?= gcc
 BUILD    ?= build
-PKGS     := libibverbs librdmacm libnl-3.0 libnl-route-3.0 liburing yaml-0.1 jansson
+PKGS     := libibverbs librdmacm libnl-3.0 libnl-route-3.0 liburing yaml-0.1 jansson libcrypto
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -25,7 +25,7 @@ LDLIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -lpthread
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 COMMON_SRC := $(wildcard common/*.c)
-COORD_SRC  := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c)) $(wildcard reports/*.c)
+COORD_SRC  := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c)) $(wildcard reports/*.c) $(wildcard injectors/*.c)
 AGENT_SRC  := $(filter-out agents/agent_main.c,$(wildcard agents/*.c)) $(wildcard injectors/*.c)
 STREAM_SRC := $(filter-out workloads/stream_main.c,$(wildcard workloads/*.c))
 LIB_SRC    := $(COMMON_SRC) $(COORD_SRC) $(AGENT_SRC) $(STREAM_SRC)

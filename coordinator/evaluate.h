@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * From a drill's aligned event stream to measured times and a verdict. Pure
- * functions over JSON events, so recorded streams (tests/data/*.jsonl) test
+ * functions over JSON events, so recorded streams (tests/data, one JSON event a line) test
  * them byte for byte.
  *
  * Events are the `events.jsonl` objects: each has "t_ms" (double, coordinator

@@ -1,0 +1,1104 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The drill engine. One pass: load and check the scenario, find the nodes,
+ * align clocks, inventory, start the workload, measure the baseline, play the
+ * fault timeline, stop the workload, revert and verify every fault, evaluate,
+ * write the reports. Every path out of the timeline goes through cleanup.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/units.h"
+#include "coordinator/drill.h"
+#include "coordinator/evaluate.h"
+#include "coordinator/fleet.h"
+#include "coordinator/labenv.h"
+#include "coordinator/plan.h"
+#include "coordinator/scenario.h"
+#include "reports/report.h"
+
+volatile int drill_stop_requested;
+
+#define DRILL_CALL_MS 15000
+#define DRILL_WL_ID "stream"
+#define DRILL_CLOCK_SAMPLES 8
+
+struct drill_fault {
+	struct ev_fault ev;
+	bool inject_tried, injected, reverted, revert_verified;
+	char error[256];
+	json_t *inject_result; /* agent's answer */
+	json_t *revert_result;
+	struct ev_fault_result result;
+};
+
+struct drill {
+	const struct drill_opts *o;
+	struct scenario sc;
+	struct fleet fl;
+	json_t *lab;
+	bool lab_started_here;
+	char run_dir[4096];
+	uint64_t started_wall_ns;
+	struct drill_fault faults[SC_MAX_FAULTS];
+	struct ev_baseline baseline;
+	bool baseline_done;
+	bool workload_started[2]; /* server, client */
+	json_t *reasons;   /* extra reasons from the engine (inconclusive causes) */
+	json_t *cleanup;   /* actions */
+	bool cleanup_ok;
+	bool inconclusive;
+	double end_ms;
+	double last_progress_ms;
+	double last_mbps;
+	int last_rail;
+};
+
+static double drill_now_ms(const struct drill *d)
+{
+	return ((double)rc_now_ns() - (double)d->fl.t0_ns) / 1e6;
+}
+
+static void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(d->reasons, json_string(buf));
+	if (inconclusive)
+		d->inconclusive = true;
+	rc_warn("%s", buf);
+}
+
+/* Human progress on stderr: the events an SRE watches for, as they happen. */
+static void drill_print_event(json_t *ev, void *arg)
+{
+	struct drill *d = arg;
+	const char *kind = json_string_value(json_object_get(ev, "kind")) ?: "?";
+	const char *node = json_string_value(json_object_get(ev, "node")) ?: "?";
+	double t = json_real_value(json_object_get(ev, "t_ms")) / 1000.0;
+	const char *type = json_string_value(json_object_get(ev, "type"));
+
+	if (!strcmp(kind, "workload") && type && !strcmp(type, "interval")) {
+		const char *role = json_string_value(json_object_get(ev, "role"));
+
+		if (role && !strcmp(role, "client")) {
+			d->last_mbps = json_number_value(json_object_get(ev, "mbps"));
+			d->last_rail = (int)json_integer_value(json_object_get(ev, "rail"));
+		}
+		return;
+	}
+	if (d->o->quiet || !strcmp(kind, "counter"))
+		return;
+	if (!strcmp(kind, "link"))
+		fprintf(stderr, "  %+8.1fs %s link %s %s\n", t, node,
+			json_string_value(json_object_get(ev, "ifname")) ?: "?",
+			json_is_true(json_object_get(ev, "up")) &&
+					json_is_true(json_object_get(ev, "carrier"))
+				? "up"
+				: "down");
+	else if (!strcmp(kind, "port") || !strcmp(kind, "async"))
+		fprintf(stderr, "  %+8.1fs %s %s port %lld %s\n", t, node,
+			json_string_value(json_object_get(ev, "device")) ?: "?",
+			json_integer_value(json_object_get(ev, "port")),
+			json_string_value(json_object_get(ev, "event")) ?: "?");
+	else if (!strcmp(kind, "fault"))
+		fprintf(stderr, "  %+8.1fs %s fault %s: %s %s\n", t, node,
+			json_string_value(json_object_get(ev, "fault_id")) ?: "?",
+			json_string_value(json_object_get(ev, "action")) ?: "?",
+			json_string_value(json_object_get(ev, "netdev")) ?: "");
+	else if (!strcmp(kind, "workload") && type) {
+		char *s = json_dumps(ev, JSON_COMPACT);
+
+		if (!strcmp(type, "error"))
+			fprintf(stderr, "  %+8.1fs %s workload error on rail %lld: %s (vendor_err %lld)\n",
+				t, node, json_integer_value(json_object_get(ev, "rail")),
+				json_string_value(json_object_get(ev, "wc_status")) ?: "?",
+				json_integer_value(json_object_get(ev, "vendor_err")));
+		else if (!strcmp(type, "failover") || !strcmp(type, "failback"))
+			fprintf(stderr, "  %+8.1fs %s workload %s rail %lld -> %lld\n", t, node, type,
+				json_integer_value(json_object_get(ev, "from_rail")),
+				json_integer_value(json_object_get(ev, "to_rail")));
+		else if (!strcmp(type, "rail_down") || !strcmp(type, "rail_up"))
+			fprintf(stderr, "  %+8.1fs %s workload %s rail %lld\n", t, node, type,
+				json_integer_value(json_object_get(ev, "rail")));
+		else if (!strcmp(type, "stall") || !strcmp(type, "exit"))
+			fprintf(stderr, "  %+8.1fs %s workload %s\n", t, node, s ? s : type);
+		free(s);
+	} else if (!strcmp(kind, "agent"))
+		fprintf(stderr, "  %+8.1fs %s agent: %s\n", t, node,
+			json_string_value(json_object_get(ev, "message")) ?: "?");
+}
+
+static int drill_out_dir(struct drill *d)
+{
+	char stamp[64];
+	char *p;
+
+	if (d->o->out_dir) {
+		snprintf(d->run_dir, sizeof(d->run_dir), "%s", d->o->out_dir);
+	} else {
+		rc_format_utc(d->started_wall_ns, stamp, sizeof(stamp));
+		for (p = stamp; *p; p++)
+			if (*p == ':')
+				*p = '-';
+		snprintf(d->run_dir, sizeof(d->run_dir), "runs/%s-%s", stamp, d->sc.name);
+	}
+	/* mkdir -p */
+	for (p = d->run_dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(d->run_dir, 0755) && errno != EEXIST) {
+			*p = '/';
+			return -errno;
+		}
+		*p = '/';
+	}
+	if (mkdir(d->run_dir, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* Nodes the drill talks to: every declared one (a fleet drill lists only what it uses). */
+static int drill_setup_fleet(struct drill *d)
+{
+	unsigned int i;
+	int ret;
+
+	ret = fleet_init(&d->fl, d->sc.nr_nodes);
+	if (ret)
+		return ret;
+	d->fl.on_event = drill_print_event;
+	d->fl.arg = d;
+	for (i = 0; i < d->sc.nr_nodes; i++) {
+		struct fl_agent *a = &d->fl.agents[i];
+		const char *addr = d->sc.nodes[i].agent;
+
+		snprintf(a->name, sizeof(a->name), "%s", d->sc.nodes[i].name);
+		if (d->lab) {
+			addr = labenv_agent(d->lab, a->name);
+			if (!addr) {
+				drill_reason(d, true, "lab has no node %s: lab is smaller than the drill",
+					     a->name);
+				return -ENOENT;
+			}
+		}
+		snprintf(a->addr, sizeof(a->addr), "%s", addr);
+	}
+	return 0;
+}
+
+static int drill_prepare_lab(struct drill *d)
+{
+	json_int_t rails;
+	size_t nodes;
+	int ret;
+
+	ret = labenv_load(&d->lab);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "rdmachaos: no lab is up; booting %u nodes x %u rails (stopped again "
+				"after the drill)\n",
+			d->sc.lab_nodes, d->sc.lab_rails);
+		ret = labenv_up(d->sc.lab_nodes, d->sc.lab_rails);
+		if (ret) {
+			drill_reason(d, true, "the lab did not come up (see the messages above and "
+					      "build/lab/run/*.console.log)");
+			return ret;
+		}
+		d->lab_started_here = true;
+		ret = labenv_load(&d->lab);
+	}
+	if (ret) {
+		drill_reason(d, true, "cannot read the lab's state: %s", strerror(-ret));
+		return ret;
+	}
+	nodes = json_array_size(json_object_get(d->lab, "nodes"));
+	rails = json_integer_value(json_object_get(d->lab, "rails"));
+	if (nodes < d->sc.lab_nodes || rails < d->sc.lab_rails) {
+		drill_reason(d, true,
+			     "the lab that is up has %zu nodes x %lld rails; the drill needs %u x %u "
+			     "(rdmachaos lab down, then run again)",
+			     nodes, (long long)rails, d->sc.lab_nodes, d->sc.lab_rails);
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* hello, clocks, inventory, subscribe: everything before the first packet. */
+static int drill_handshake(struct drill *d)
+{
+	json_t **res = calloc(d->fl.nr_agents, sizeof(*res));
+	char(*errs)[256] = calloc(d->fl.nr_agents, sizeof(*errs));
+	char err[512] = "";
+	json_t *req;
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (!res || !errs)
+		goto out;
+	ret = fleet_connect(&d->fl, 5000, err, sizeof(err));
+	if (ret) {
+		drill_reason(d, true, "%s", err);
+		goto out;
+	}
+	req = json_pack("{s:s,s:s,s:i}", "op", "hello", "coordinator", "rdmachaos", "proto", 1);
+	ret = fleet_call_many(&d->fl, NULL, req, DRILL_CALL_MS, res, errs);
+	json_decref(req);
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		snprintf(d->fl.agents[i].control_if, sizeof(d->fl.agents[i].control_if), "%s",
+			 json_string_value(json_object_get(res[i], "control_if")) ?: "");
+		json_decref(res[i]);
+		if (errs[i][0])
+			drill_reason(d, true, "%s", errs[i]);
+	}
+	if (ret)
+		goto out;
+	ret = fleet_align_clocks(&d->fl, DRILL_CLOCK_SAMPLES, err, sizeof(err));
+	if (ret) {
+		drill_reason(d, true, "%s", err);
+		goto out;
+	}
+	req = json_pack("{s:s}", "op", "inventory");
+	ret = fleet_call_many(&d->fl, NULL, req, DRILL_CALL_MS, res, errs);
+	json_decref(req);
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		d->fl.agents[i].inventory = res[i];
+		if (errs[i][0])
+			drill_reason(d, true, "%s", errs[i]);
+	}
+	if (ret)
+		goto out;
+	req = json_pack("{s:s,s:i}", "op", "subscribe", "counters_interval_ms", 1000);
+	ret = fleet_call_many(&d->fl, NULL, req, DRILL_CALL_MS, res, errs);
+	json_decref(req);
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		json_decref(res[i]);
+		if (errs[i][0])
+			drill_reason(d, true, "%s", errs[i]);
+	}
+out:
+	free(res);
+	free(errs);
+	return ret;
+}
+
+/* The IPv4 address of a node's rail, from its inventory. */
+static int drill_rail_addr(struct drill *d, const char *node, int rail, char *buf, size_t len)
+{
+	struct fl_agent *a = fleet_find(&d->fl, node);
+	json_t *nd, *addr;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(a ? a->inventory : NULL, "netdevs"), i, nd) {
+		json_t *r = json_object_get(nd, "rail");
+
+		if (!json_is_integer(r) || json_integer_value(r) != rail)
+			continue;
+		json_array_foreach(json_object_get(nd, "addrs"), k, addr) {
+			const char *s = json_string_value(addr);
+			const char *slash;
+
+			if (!s || strchr(s, ':'))
+				continue;
+			slash = strchr(s, '/');
+			snprintf(buf, len, "%.*s", slash ? (int)(slash - s) : (int)strlen(s), s);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static json_t *drill_strings(const char *const *v, unsigned int n)
+{
+	json_t *a = json_array();
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static int drill_start_workload(struct drill *d)
+{
+	const struct sc_workload *w = &d->sc.workload;
+	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512];
+	const char *sargs[16], *cargs[24];
+	struct fl_agent *srv = fleet_find(&d->fl, w->to), *cli = fleet_find(&d->fl, w->from);
+	json_t *req, *res = NULL;
+	unsigned int i, ns = 0, nc = 0;
+	uint64_t deadline;
+	int ret;
+
+	for (i = 0; i < w->nr_rails; i++) {
+		if (drill_rail_addr(d, w->to, w->rails[i], addr, sizeof(addr))) {
+			drill_reason(d, true,
+				     "%s has no IPv4 address on rail %d (its inventory lists no netdev "
+				     "for that rail)",
+				     w->to, w->rails[i]);
+			return -ENOENT;
+		}
+		snprintf(listen + strlen(listen), sizeof(listen) - strlen(listen), "%s%s",
+			 i ? "," : "", addr);
+		snprintf(rails + strlen(rails), sizeof(rails) - strlen(rails), "%s%d", i ? "," : "",
+			 w->rails[i]);
+	}
+	snprintf(num[0], sizeof(num[0]), "%u", w->port);
+	snprintf(num[1], sizeof(num[1]), "%llu", (unsigned long long)w->msg_size);
+	snprintf(num[2], sizeof(num[2]), "%u", w->queue_depth);
+	snprintf(num[3], sizeof(num[3]), "%llu", (unsigned long long)w->interval_ms);
+	snprintf(num[4], sizeof(num[4]), "%u", w->qp_timeout);
+	snprintf(num[5], sizeof(num[5]), "%u", w->qp_retry_cnt);
+	const char *op = w->op == SC_OP_WRITE ? "write" : "send";
+	const char *common[] = {"--port",  num[0], "--op",	    op,	    "--msg-size",
+				num[1],	   "--queue-depth", num[2], "--interval-ms", num[3]};
+
+	sargs[ns++] = "--listen";
+	sargs[ns++] = listen;
+	for (i = 0; i < 10; i++)
+		sargs[ns++] = common[i];
+	cargs[nc++] = "--connect";
+	cargs[nc++] = listen;
+	cargs[nc++] = "--rails";
+	cargs[nc++] = rails;
+	for (i = 0; i < 10; i++)
+		cargs[nc++] = common[i];
+	cargs[nc++] = "--timeout";
+	cargs[nc++] = num[4];
+	cargs[nc++] = "--retry-cnt";
+	cargs[nc++] = num[5];
+
+	req = json_pack("{s:s,s:s,s:s,s:o}", "op", "workload_start", "wl_id", DRILL_WL_ID, "role",
+			"server", "args", drill_strings(sargs, ns));
+	ret = fleet_call(&d->fl, srv, req, DRILL_CALL_MS, &res, err, sizeof(err));
+	json_decref(req);
+	json_decref(res);
+	if (ret) {
+		drill_reason(d, true, "workload server: %s", err);
+		return ret;
+	}
+	d->workload_started[0] = true;
+	/* Wait for the server to listen before the client dials. */
+	deadline = rc_now_ns() + 20 * RC_NSEC_PER_SEC;
+	for (;;) {
+		json_t *ev;
+		size_t k;
+		bool ready = false;
+
+		json_array_foreach(d->fl.events, k, ev) {
+			const char *type = json_string_value(json_object_get(ev, "type"));
+			const char *role = json_string_value(json_object_get(ev, "role"));
+
+			if (type && role && !strcmp(type, "ready") && !strcmp(role, "server"))
+				ready = true;
+		}
+		if (ready)
+			break;
+		if (rc_now_ns() > deadline || drill_stop_requested) {
+			drill_reason(d, true, "workload server on %s never said ready within 20 s",
+				     w->to);
+			return -ETIMEDOUT;
+		}
+		fleet_pump(&d->fl, 100);
+	}
+	d->fl.t0_ns = rc_now_ns();
+	req = json_pack("{s:s,s:s,s:s,s:o}", "op", "workload_start", "wl_id", DRILL_WL_ID, "role",
+			"client", "args", drill_strings(cargs, nc));
+	ret = fleet_call(&d->fl, cli, req, DRILL_CALL_MS, &res, err, sizeof(err));
+	json_decref(req);
+	json_decref(res);
+	if (ret) {
+		drill_reason(d, true, "workload client: %s", err);
+		return ret;
+	}
+	d->workload_started[1] = true;
+	return 0;
+}
+
+static void drill_stop_workload(struct drill *d)
+{
+	const char *nodes[2] = {d->sc.workload.to, d->sc.workload.from};
+	int order[2] = {1, 0}; /* client first, so the server sees everything it sent */
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		int i = order[k];
+		struct fl_agent *a = fleet_find(&d->fl, nodes[i]);
+		json_t *req, *res = NULL;
+		char err[512];
+
+		if (!d->workload_started[i] || !a || !a->connected)
+			continue;
+		req = json_pack("{s:s,s:s,s:i}", "op", "workload_stop", "wl_id", DRILL_WL_ID,
+				"timeout_ms", 5000);
+		if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
+			drill_reason(d, false, "stopping the workload: %s", err);
+		json_decref(req);
+		json_decref(res);
+		d->workload_started[i] = false;
+	}
+	fleet_pump(&d->fl, 200); /* last lines */
+}
+
+static const char *drill_device_of(struct drill *d, const char *node, const char *netdev)
+{
+	struct fl_agent *a = fleet_find(&d->fl, node);
+	json_t *dev, *port;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(a ? a->inventory : NULL, "devices"), i, dev)
+		json_array_foreach(json_object_get(dev, "ports"), k, port)
+			if (!strcmp(json_string_value(json_object_get(port, "netdev")) ?: "", netdev))
+				return json_string_value(json_object_get(dev, "name"));
+	return NULL;
+}
+
+static json_t *drill_target_json(const struct sc_target *t)
+{
+	if (t->rail >= 0)
+		return json_pack("{s:i}", "rail", t->rail);
+	if (t->netdev[0])
+		return json_pack("{s:s}", "netdev", t->netdev);
+	return json_pack("{s:s,s:i}", "device", t->device, "port", t->port);
+}
+
+static void drill_inject(struct drill *d, struct drill_fault *f)
+{
+	const struct sc_fault *sf = f->ev.decl;
+	struct fl_agent *a = fleet_find(&d->fl, sf->target.node);
+	json_t *req, *res = NULL, *at;
+	const char *dev;
+	int ret;
+
+	f->inject_tried = true;
+	req = json_pack("{s:s,s:s,s:s,s:o,s:O,s:I}", "op", "inject", "fault_id", sf->name,
+			"injector", sf->injector, "target", drill_target_json(&sf->target),
+			"params", sf->params ? sf->params : json_object(), "duration_ms",
+			(json_int_t)sf->duration_ms);
+	ret = fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, f->error, sizeof(f->error));
+	json_decref(req);
+	if (ret) {
+		drill_reason(d, true, "fault %s was not injected: %s", sf->name, f->error);
+		json_decref(res);
+		return;
+	}
+	f->injected = true;
+	f->inject_result = res;
+	at = json_object_get(res, "injected_at_ns");
+	f->ev.injected_ms = json_is_integer(at)
+				    ? fleet_agent_ms(&d->fl, a, (uint64_t)json_integer_value(at))
+				    : drill_now_ms(d);
+	snprintf(f->ev.netdev, sizeof(f->ev.netdev), "%s",
+		 json_string_value(json_object_get(res, "netdev")) ?: sf->target.netdev);
+	dev = drill_device_of(d, sf->target.node, f->ev.netdev);
+	snprintf(f->ev.device, sizeof(f->ev.device), "%s", dev ? dev : sf->target.device);
+	if (f->ev.rail < 0 && json_is_integer(json_object_get(res, "rail")))
+		f->ev.rail = (int)json_integer_value(json_object_get(res, "rail"));
+	fprintf(stderr, "  %+8.1fs %s injected %s on %s (%s)\n", f->ev.injected_ms / 1000.0,
+		sf->target.node, sf->injector, f->ev.netdev, sf->name);
+}
+
+static void drill_revert(struct drill *d, struct drill_fault *f)
+{
+	const struct sc_fault *sf = f->ev.decl;
+	struct fl_agent *a = fleet_find(&d->fl, sf->target.node);
+	json_t *req, *res = NULL, *at, *act;
+	char err[512];
+	size_t i;
+	int ret;
+
+	if (!f->injected || f->reverted || !a)
+		return;
+	req = json_pack("{s:s,s:s}", "op", "revert", "fault_id", sf->name);
+	ret = fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err));
+	json_decref(req);
+	if (ret) {
+		json_array_append_new(d->cleanup,
+				      json_pack("{s:s,s:s,s:s,s:b}", "node", a->name, "fault_id",
+						sf->name, "action", err, "verified", 0));
+		d->cleanup_ok = false;
+		json_decref(res);
+		return;
+	}
+	f->reverted = true;
+	f->revert_verified = json_is_true(json_object_get(res, "verified"));
+	f->revert_result = res;
+	at = json_object_get(res, "reverted_at_ns");
+	f->ev.reverted_ms = json_is_integer(at)
+				    ? fleet_agent_ms(&d->fl, a, (uint64_t)json_integer_value(at))
+				    : drill_now_ms(d);
+	json_array_foreach(json_object_get(res, "actions"), i, act)
+		json_array_append_new(d->cleanup,
+				      json_pack("{s:s,s:s,s:O,s:b}", "node", a->name, "fault_id",
+						sf->name, "action", act, "verified",
+						f->revert_verified));
+	if (!json_array_size(json_object_get(res, "actions")))
+		json_array_append_new(d->cleanup,
+				      json_pack("{s:s,s:s,s:s,s:b}", "node", a->name, "fault_id",
+						sf->name, "action", "revert", "verified",
+						f->revert_verified));
+	if (!f->revert_verified)
+		d->cleanup_ok = false;
+	fprintf(stderr, "  %+8.1fs %s reverted %s (%s)%s\n", f->ev.reverted_ms / 1000.0,
+		a->name, sf->name, f->ev.netdev, f->revert_verified ? ", verified" : ", NOT verified");
+}
+
+/* Last line of defence: every agent reverts whatever it still holds, and says so. */
+static void drill_revert_all(struct drill *d)
+{
+	json_t **res = calloc(d->fl.nr_agents, sizeof(*res));
+	char(*errs)[256] = calloc(d->fl.nr_agents, sizeof(*errs));
+	bool *who = calloc(d->fl.nr_agents, sizeof(*who));
+	json_t *req = json_pack("{s:s}", "op", "revert_all");
+	unsigned int i;
+
+	if (!res || !errs || !who || !req) {
+		d->cleanup_ok = false;
+		goto out;
+	}
+	for (i = 0; i < d->fl.nr_agents; i++)
+		who[i] = d->fl.agents[i].inventory != NULL;
+	fleet_call_many(&d->fl, who, req, DRILL_CALL_MS, res, errs);
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		json_t *r;
+		size_t k;
+
+		if (!who[i])
+			continue;
+		if (!res[i]) {
+			json_array_append_new(d->cleanup,
+					      json_pack("{s:s,s:s,s:b}", "node",
+							d->fl.agents[i].name, "action", errs[i],
+							"verified", 0));
+			d->cleanup_ok = false;
+			continue;
+		}
+		json_array_foreach(json_object_get(res[i], "reverted"), k, r)
+			json_array_append_new(
+				d->cleanup,
+				json_pack("{s:s,s:O,s:s,s:b}", "node", d->fl.agents[i].name,
+					  "fault_id", r, "action", "reverted by revert_all",
+					  "verified",
+					  json_is_true(json_object_get(res[i], "verified"))));
+		if (!json_is_true(json_object_get(res[i], "verified")))
+			d->cleanup_ok = false;
+		json_decref(res[i]);
+	}
+out:
+	json_decref(req);
+	free(res);
+	free(errs);
+	free(who);
+}
+
+static void drill_progress(struct drill *d, double now)
+{
+	if (d->o->quiet || now - d->last_progress_ms < 5000)
+		return;
+	d->last_progress_ms = now;
+	fprintf(stderr, "  %+8.1fs progress: %.1f of %.0f s, throughput %.2f MB/s on rail %d%s\n",
+		now / 1000.0, now / 1000.0, d->end_ms / 1000.0, d->last_mbps, d->last_rail,
+		d->baseline_done ? "" : " (steady state)");
+}
+
+/* The fault timeline; returns when it is over or a stop was requested. */
+static void drill_timeline(struct drill *d)
+{
+	const double baseline_end = (double)(d->sc.warmup_ms + d->sc.baseline_ms);
+	unsigned int i;
+
+	for (;;) {
+		double now = drill_now_ms(d);
+
+		if (drill_stop_requested) {
+			drill_reason(d, true, "stopped by the operator at %.1f s; faults reverted",
+				     now / 1000.0);
+			return;
+		}
+		if (!d->baseline_done && now >= baseline_end + 300) {
+			ev_baseline(d->fl.events, (double)d->sc.warmup_ms, baseline_end,
+				    &d->baseline);
+			d->baseline_done = true;
+			fprintf(stderr, "  %+8.1fs baseline: %.2f MB/s, p50 latency %.0f us (%u samples)\n",
+				now / 1000.0, d->baseline.throughput_mbps,
+				d->baseline.latency_us_p50, d->baseline.samples);
+			if (!d->baseline.samples || d->baseline.throughput_mbps <= 0) {
+				drill_reason(d, true,
+					     "no baseline: the workload moved no data in %.1f-%.1f s; "
+					     "nothing was injected",
+					     d->sc.warmup_ms / 1000.0, baseline_end / 1000.0);
+				return;
+			}
+		}
+		for (i = 0; i < d->sc.nr_faults; i++) {
+			struct drill_fault *f = &d->faults[i];
+			const struct sc_fault *sf = f->ev.decl;
+
+			if (!f->inject_tried && now >= (double)sf->at_ms)
+				drill_inject(d, f);
+			if (f->injected && !f->reverted && sf->duration_ms &&
+			    now >= (double)(sf->at_ms + sf->duration_ms))
+				drill_revert(d, f);
+		}
+		if (now >= d->end_ms)
+			return;
+		drill_progress(d, now);
+		fleet_pump(&d->fl, 100);
+	}
+}
+
+static double drill_mean_mbps(const json_t *events, double from, double to)
+{
+	struct ev_baseline b = {0};
+
+	if (to <= from)
+		return NAN;
+	ev_baseline(events, from, to, &b);
+	return b.samples ? b.throughput_mbps : NAN;
+}
+
+static json_t *drill_num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(round(v * 1000) / 1000);
+}
+
+/* Unexpected events: errors and stalls outside every fault's window, agent warnings. */
+static json_t *drill_anomalies(struct drill *d)
+{
+	json_t *out = json_array(), *ev;
+	size_t k;
+
+	json_array_foreach(d->fl.events, k, ev) {
+		const char *kind = json_string_value(json_object_get(ev, "kind")) ?: "";
+		const char *type = json_string_value(json_object_get(ev, "type")) ?: "";
+		double t = json_real_value(json_object_get(ev, "t_ms"));
+		bool notable = (!strcmp(kind, "workload") &&
+				(!strcmp(type, "error") || !strcmp(type, "stall") ||
+				 !strcmp(type, "rail_down"))) ||
+			       !strcmp(kind, "async") || !strcmp(kind, "agent");
+		bool explained = false;
+		unsigned int i;
+		char *s;
+
+		if (!notable)
+			continue;
+		for (i = 0; i < d->sc.nr_faults; i++) {
+			const struct drill_fault *f = &d->faults[i];
+			double end = f->ev.reverted_ms > 0 ? f->ev.reverted_ms : d->end_ms;
+
+			if (f->injected && t >= f->ev.injected_ms &&
+			    t <= end + (double)d->sc.expect.recovery_within_ms)
+				explained = true;
+		}
+		if (explained && strcmp(kind, "agent"))
+			continue;
+		s = json_dumps(ev, JSON_COMPACT);
+		json_array_append_new(out, json_pack("{s:f,s:s,s:s}", "t_ms", t, "node",
+						     json_string_value(json_object_get(ev, "node")) ?: "?",
+						     "what", s ? s : kind));
+		free(s);
+	}
+	return out;
+}
+
+static json_t *drill_environment(struct drill *d)
+{
+	json_t *env = json_object(), *nodes = json_array();
+	unsigned int i;
+
+	if (d->lab)
+		json_object_set_new(env, "lab",
+				    json_pack("{s:i,s:O,s:O}", "nodes",
+					      (int)json_array_size(json_object_get(d->lab, "nodes")),
+					      "rails", json_object_get(d->lab, "rails") ?: json_null(),
+					      "accel", json_object_get(d->lab, "accel") ?: json_null()));
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		struct fl_agent *a = &d->fl.agents[i];
+		json_t *n = a->inventory ? json_deep_copy(a->inventory) : json_object();
+
+		json_object_set_new(n, "name", json_string(a->name));
+		json_object_set_new(n, "agent", json_string(a->addr));
+		if (a->control_if[0])
+			json_object_set_new(n, "control_if", json_string(a->control_if));
+		json_array_append_new(nodes, n);
+	}
+	json_object_set_new(env, "nodes", nodes);
+	return env;
+}
+
+static json_t *drill_report(struct drill *d, enum ev_verdict v, json_t *reasons,
+			    const struct ev_integrity *in)
+{
+	const struct sc_workload *w = &d->sc.workload;
+	const struct sc_expect *x = &d->sc.expect;
+	json_t *r = json_object(), *clock = json_array(), *faults = json_array(), *rails, *sigs;
+	double first_inj = -1, last_rev = -1;
+	char ts[64];
+	unsigned int i;
+
+	json_object_set_new(r, "schema", json_string(REPORT_SCHEMA));
+	json_object_set_new(r, "tool_version", json_string(RC_VERSION));
+	json_object_set_new(r, "scenario",
+			    json_pack("{s:s,s:s,s:s,s:s,s:s}", "name", d->sc.name, "file",
+				      d->sc.file, "sha256", d->sc.sha256, "description",
+				      d->sc.description, "owner", d->sc.owner));
+	rc_format_utc(d->started_wall_ns, ts, sizeof(ts));
+	json_object_set_new(r, "started_at", json_string(ts));
+	rc_format_utc(rc_wall_ns(), ts, sizeof(ts));
+	json_object_set_new(r, "finished_at", json_string(ts));
+	json_object_set_new(r, "verdict", json_string(ev_verdict_name(v)));
+	json_object_set_new(r, "exit_code", json_integer(ev_verdict_exit_code(v)));
+	json_object_set_new(r, "reasons", json_incref(reasons));
+	json_object_set_new(r, "seed", json_integer((json_int_t)d->o->seed));
+	json_object_set_new(r, "environment", drill_environment(d));
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		const struct fl_agent *a = &d->fl.agents[i];
+
+		if (!a->clock_known)
+			continue;
+		json_array_append_new(
+			clock, json_pack("{s:s,s:f,s:f,s:f,s:i}", "name", a->name, "offset_us",
+					 a->clock.offset_ns / 1e3, "uncertainty_us",
+					 a->clock.uncertainty_ns / 1e3, "rtt_us", a->clock.rtt_ns / 1e3,
+					 "samples", (int)a->clock.samples));
+	}
+	json_object_set_new(r, "clock", json_pack("{s:o}", "nodes", clock));
+
+	rails = json_array();
+	for (i = 0; i < w->nr_rails; i++)
+		json_array_append_new(rails, json_integer(w->rails[i]));
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct drill_fault *f = &d->faults[i];
+
+		if (f->injected && (first_inj < 0 || f->ev.injected_ms < first_inj))
+			first_inj = f->ev.injected_ms;
+		if (f->reverted && f->ev.reverted_ms > last_rev)
+			last_rev = f->ev.reverted_ms;
+	}
+	json_object_set_new(
+		r, "workload",
+		json_pack("{s:s,s:s,s:s,s:s,s:I,s:i,s:o,s:{s:i,s:i},s:{s:o,s:o,s:i,s:[f,f]},"
+			  "s:{s:o,s:o,s:o},s:o}",
+			  "kind", w->kind, "from", w->from, "to", w->to, "op",
+			  w->op == SC_OP_WRITE ? "write" : "send", "msg_size", (json_int_t)w->msg_size,
+			  "queue_depth", (int)w->queue_depth, "rails", rails, "qp", "timeout",
+			  (int)w->qp_timeout, "retry_cnt", (int)w->qp_retry_cnt, "baseline",
+			  "throughput_mbps",
+			  drill_num_or_null(d->baseline.samples ? d->baseline.throughput_mbps : NAN),
+			  "latency_us_p50",
+			  drill_num_or_null(d->baseline.samples ? d->baseline.latency_us_p50 : NAN),
+			  "samples", (int)d->baseline.samples, "window_ms", (double)d->sc.warmup_ms,
+			  (double)(d->sc.warmup_ms + d->sc.baseline_ms), "throughput", "before_mbps",
+			  drill_num_or_null(d->baseline.samples ? d->baseline.throughput_mbps : NAN),
+			  "during_mbps",
+			  drill_num_or_null(first_inj >= 0 ? drill_mean_mbps(d->fl.events, first_inj,
+									    last_rev > 0 ? last_rev
+											 : d->end_ms)
+							   : NAN),
+			  "after_mbps",
+			  drill_num_or_null(last_rev > 0 ? drill_mean_mbps(d->fl.events,
+									   last_rev + 2000, d->end_ms)
+						       : NAN),
+			  "integrity",
+			  in->known ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "sent", (json_int_t)in->sent,
+						"received", (json_int_t)in->received, "lost",
+						(json_int_t)in->lost, "duplicated",
+						(json_int_t)in->duplicated, "corrupted",
+						(json_int_t)in->corrupted)
+				    : json_null()));
+
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct drill_fault *f = &d->faults[i];
+		const struct sc_fault *sf = f->ev.decl;
+		json_t *fj, *tgt = json_pack("{s:s}", "node", sf->target.node);
+
+		if (sf->target.rail >= 0)
+			json_object_set_new(tgt, "rail", json_integer(sf->target.rail));
+		if (f->ev.netdev[0])
+			json_object_set_new(tgt, "netdev", json_string(f->ev.netdev));
+		if (f->ev.device[0])
+			json_object_set_new(tgt, "device", json_string(f->ev.device));
+		fj = json_pack("{s:s,s:s,s:o,s:O,s:I,s:I}", "id", sf->name, "injector", sf->injector,
+			       "target", tgt, "params", sf->params ? sf->params : json_null(), "at_ms",
+			       (json_int_t)sf->at_ms, "duration_ms", (json_int_t)sf->duration_ms);
+		if (f->injected) {
+			json_object_set_new(fj, "injected_ms", json_real(f->ev.injected_ms));
+			json_object_set_new(fj, "prior",
+					    json_incref(json_object_get(f->inject_result, "prior")));
+		} else {
+			json_object_set_new(fj, "injected_ms", json_null());
+			json_object_set_new(fj, "error", json_string(f->error));
+		}
+		json_object_set_new(fj, "reverted_ms",
+				    f->reverted ? json_real(f->ev.reverted_ms) : json_null());
+		json_object_set_new(fj, "detection", ev_measure_json(&f->result.detection));
+		if (f->result.isolation_checked)
+			json_object_set_new(fj, "isolation", ev_measure_json(&f->result.isolation));
+		json_object_set_new(fj, "recovery", ev_measure_json(&f->result.recovery));
+		json_object_set_new(fj, "verdict",
+				    json_string(!f->injected ? "inconclusive"
+						: f->result.ok	 ? "pass"
+								 : "fail"));
+		json_array_append_new(faults, fj);
+	}
+	json_object_set_new(r, "faults", faults);
+
+	sigs = json_array();
+	for (i = 0; i < x->nr_signals; i++)
+		json_array_append_new(sigs, json_string(sc_signal_name(x->signals[i])));
+	json_object_set_new(
+		r, "expect",
+		json_pack("{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I},s:{s:o,s:o}}", "detection", "within_ms",
+			  (json_int_t)x->detection_within_ms, "signals", sigs, "isolation",
+			  x->isolation_set ? json_pack("{s:I}", "within_ms",
+						       (json_int_t)x->isolation_within_ms)
+					   : json_null(),
+			  "recovery", "within_ms", (json_int_t)x->recovery_within_ms,
+			  "throughput_ratio", x->recovery_ratio, "sustain_ms",
+			  (json_int_t)x->recovery_sustain_ms, "integrity", "lost",
+			  x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
+			  x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
+	json_object_set_new(r, "anomalies", drill_anomalies(d));
+	json_object_set_new(r, "cleanup", json_pack("{s:b,s:O}", "verified", d->cleanup_ok,
+						    "actions", d->cleanup));
+	json_object_set_new(r, "events", json_pack("{s:s,s:i}", "file", "events.jsonl", "count",
+						   (int)json_array_size(d->fl.events)));
+	return r;
+}
+
+/* Injection wall times for the report: t0 on the wall clock plus the offset. */
+static void drill_wall_times(struct drill *d, json_t *report, uint64_t t0_wall_ns)
+{
+	json_t *f;
+	size_t i;
+	char ts[64];
+
+	json_array_foreach(json_object_get(report, "faults"), i, f) {
+		json_t *inj = json_object_get(f, "injected_ms"), *rev = json_object_get(f, "reverted_ms");
+
+		if (json_is_number(inj)) {
+			rc_format_utc(t0_wall_ns + (uint64_t)(json_number_value(inj) * 1e6), ts,
+				      sizeof(ts));
+			json_object_set_new(f, "injected_at", json_string(ts));
+		}
+		if (json_is_number(rev)) {
+			rc_format_utc(t0_wall_ns + (uint64_t)(json_number_value(rev) * 1e6), ts,
+				      sizeof(ts));
+			json_object_set_new(f, "reverted_at", json_string(ts));
+		}
+	}
+}
+
+static int drill_write(struct drill *d, json_t *report)
+{
+	char path[4200];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", d->run_dir);
+	ret = report_write_events(path, d->fl.events);
+	snprintf(path, sizeof(path), "%s/report.json", d->run_dir);
+	ret = ret ?: report_write_json(path, report);
+	snprintf(path, sizeof(path), "%s/report.md", d->run_dir);
+	ret = ret ?: report_write_md(path, report);
+	return ret;
+}
+
+int drill_run(const struct drill_opts *o)
+{
+	struct drill *d = calloc(1, sizeof(*d));
+	char err[1024];
+	struct ev_integrity in = {0};
+	json_t *reasons = NULL, *report = NULL;
+	enum ev_verdict v;
+	uint64_t t0_wall_ns;
+	double last_end = 0;
+	unsigned int i;
+	int ret, code;
+
+	if (!d)
+		return RC_EXIT_INTERNAL;
+	d->o = o;
+	d->reasons = json_array();
+	d->cleanup = json_array();
+	d->cleanup_ok = true;
+	d->last_rail = -1;
+	ret = scenario_load(o->scenario, &d->sc, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "rdmachaos: %s\n", err);
+		code = ret == -EINVAL ? RC_EXIT_SCENARIO : RC_EXIT_USAGE;
+		goto free_d;
+	}
+	ret = plan_check(&d->sc, o->have_seed ? o->seed : 1, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "rdmachaos: %s\n", err);
+		code = RC_EXIT_SCENARIO;
+		goto free_sc;
+	}
+	if (o->dry_run) {
+		plan_print(stdout, &d->sc, o);
+		code = RC_EXIT_PASS;
+		goto free_sc;
+	}
+	if (!d->sc.lab && o->lab) {
+		fprintf(stderr, "rdmachaos: %s declares nodes:, not lab:; drop --lab or declare "
+				"lab: {nodes: N, rails: R}\n",
+			o->scenario);
+		code = RC_EXIT_USAGE;
+		goto free_sc;
+	}
+	d->started_wall_ns = rc_wall_ns();
+	ret = drill_out_dir(d);
+	if (ret) {
+		fprintf(stderr, "rdmachaos: cannot create the run folder %s: %s\n", d->run_dir,
+			strerror(-ret));
+		code = RC_EXIT_USAGE;
+		goto free_sc;
+	}
+	fprintf(stderr, "rdmachaos: drill %s (%s), run folder %s\n", d->sc.name, d->sc.file,
+		d->run_dir);
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct sc_fault *sf = &d->sc.faults[i];
+		double end = (double)(sf->at_ms + sf->duration_ms);
+		double rec = (double)(sf->at_ms + d->sc.expect.recovery_within_ms +
+				      d->sc.expect.recovery_sustain_ms + 3 * d->sc.workload.interval_ms);
+
+		d->faults[i].ev.decl = sf;
+		d->faults[i].ev.rail = sf->target.rail;
+		d->faults[i].ev.injected_ms = -1;
+		d->faults[i].ev.reverted_ms = -1;
+		snprintf(d->faults[i].ev.node, sizeof(d->faults[i].ev.node), "%s", sf->target.node);
+		snprintf(d->faults[i].ev.netdev, sizeof(d->faults[i].ev.netdev), "%s",
+			 sf->target.netdev);
+		last_end = fmax(last_end, fmax(end, rec));
+	}
+	d->end_ms = last_end + (double)d->sc.cooldown_ms + 1000;
+
+	if (d->sc.lab && drill_prepare_lab(d))
+		goto evaluate;
+	if (drill_setup_fleet(d) || drill_handshake(d))
+		goto evaluate;
+	fprintf(stderr, "rdmachaos: %u nodes ready; clocks aligned:", d->fl.nr_agents);
+	for (i = 0; i < d->fl.nr_agents; i++)
+		fprintf(stderr, " %s %+.3f ms (+/- %.3f ms)", d->fl.agents[i].name,
+			d->fl.agents[i].clock.offset_ns / 1e6,
+			d->fl.agents[i].clock.uncertainty_ns / 1e6);
+	fprintf(stderr, "\n");
+	if (drill_start_workload(d))
+		goto cleanup;
+	fprintf(stderr, "rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
+			"drill ends at %.1f s\n",
+		d->sc.workload.from, d->sc.workload.to, d->sc.warmup_ms / 1000.0,
+		d->sc.baseline_ms / 1000.0, d->end_ms / 1000.0);
+	drill_timeline(d);
+cleanup:
+	/* Reverts first: the workload keeps running so recovery stays observable. */
+	for (i = 0; i < d->sc.nr_faults; i++)
+		drill_revert(d, &d->faults[i]);
+	drill_stop_workload(d);
+	drill_revert_all(d);
+evaluate:
+	t0_wall_ns = d->started_wall_ns;
+	if (d->fl.t0_ns) /* t0 on the wall clock, for the report's timestamps */
+		t0_wall_ns = rc_wall_ns() - (rc_now_ns() - d->fl.t0_ns);
+	if (!d->baseline_done && d->fl.t0_ns)
+		ev_baseline(d->fl.events, (double)d->sc.warmup_ms,
+			    (double)(d->sc.warmup_ms + d->sc.baseline_ms), &d->baseline);
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		struct drill_fault *f = &d->faults[i];
+
+		if (f->injected)
+			ev_evaluate_fault(d->fl.events, &d->sc.expect, &d->baseline, &f->ev,
+					  &f->result);
+		else
+			f->result.recovery.threshold_ms = (double)d->sc.expect.recovery_within_ms;
+	}
+	ev_integrity(d->fl.events, &in);
+	{
+		struct ev_fault_result results[SC_MAX_FAULTS];
+		struct ev_fault evf[SC_MAX_FAULTS];
+
+		for (i = 0; i < d->sc.nr_faults; i++) {
+			results[i] = d->faults[i].result;
+			evf[i] = d->faults[i].ev;
+		}
+		reasons = json_array();
+		json_array_extend(reasons, d->reasons);
+		v = ev_verdict(&d->sc.expect, &d->baseline, results, evf, d->sc.nr_faults, &in,
+			       d->cleanup_ok, reasons);
+	}
+	if (d->inconclusive && v == EV_PASS)
+		v = EV_INCONCLUSIVE;
+	if (d->inconclusive && v == EV_FAIL && drill_stop_requested)
+		v = EV_INCONCLUSIVE;
+	report = drill_report(d, v, reasons, &in);
+	drill_wall_times(d, report, t0_wall_ns);
+	ret = drill_write(d, report);
+	code = ev_verdict_exit_code(v);
+	if (ret) {
+		fprintf(stderr, "rdmachaos: writing the reports into %s: %s\n", d->run_dir,
+			strerror(-ret));
+		code = RC_EXIT_INTERNAL;
+	}
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct drill_fault *f = &d->faults[i];
+
+		fprintf(stderr,
+			"rdmachaos: %s: detection %s, isolation %s, recovery %s\n",
+			f->ev.decl->name,
+			f->result.detection.seen ? (f->result.detection.ok ? "ok" : "late") : "not seen",
+			!f->result.isolation_checked ? "not checked"
+			: f->result.isolation.seen   ? (f->result.isolation.ok ? "ok" : "late")
+						     : "not seen",
+			f->result.recovery.ok ? "ok" : "NOT met");
+		if (f->result.detection.seen)
+			fprintf(stderr, "    detection %.0f ms (%s)", f->result.detection.ms,
+				f->result.detection.signal);
+		if (f->result.isolation.seen)
+			fprintf(stderr, ", isolation %.0f ms (%s)", f->result.isolation.ms,
+				f->result.isolation.signal);
+		if (f->result.recovery.seen)
+			fprintf(stderr, ", recovery %.0f ms", f->result.recovery.ms);
+		fprintf(stderr, "\n");
+	}
+	{
+		json_t *r;
+		size_t k;
+
+		json_array_foreach(reasons, k, r)
+			fprintf(stderr, "rdmachaos:   - %s\n", json_string_value(r));
+	}
+	printf("verdict: %s (exit %d)\nreport: %s/report.md\n", ev_verdict_name(v), code,
+	       d->run_dir);
+	fflush(stdout);
+	if (d->lab_started_here) {
+		fprintf(stderr, "rdmachaos: stopping the lab this drill started\n");
+		labenv_down();
+	}
+	json_decref(report);
+	json_decref(reasons);
+	fleet_free(&d->fl);
+	json_decref(d->lab);
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		json_decref(d->faults[i].inject_result);
+		json_decref(d->faults[i].revert_result);
+	}
+free_sc:
+	scenario_free(&d->sc);
+free_d:
+	json_decref(d->reasons);
+	json_decref(d->cleanup);
+	free(d);
+	return code;
+}

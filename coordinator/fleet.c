@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+/* Connections to the node agents: fan-out requests, event intake, clock alignment. */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/units.h"
+#include "coordinator/fleet.h"
+
+int fleet_init(struct fleet *fl, unsigned int nr)
+{
+	memset(fl, 0, sizeof(*fl));
+	fl->agents = calloc(nr ? nr : 1, sizeof(*fl->agents));
+	fl->events = json_array();
+	if (!fl->agents || !fl->events) {
+		free(fl->agents);
+		json_decref(fl->events);
+		return -ENOMEM;
+	}
+	fl->nr_agents = nr;
+	fl->next_id = 1;
+	return 0;
+}
+
+void fleet_free(struct fleet *fl)
+{
+	unsigned int i;
+
+	for (i = 0; i < fl->nr_agents; i++) {
+		struct fl_agent *a = &fl->agents[i];
+
+		if (a->connected)
+			rc_conn_close(&a->conn);
+		json_decref(a->inventory);
+		json_decref(a->pending_resp);
+	}
+	free(fl->agents);
+	json_decref(fl->events);
+	memset(fl, 0, sizeof(*fl));
+}
+
+struct fl_agent *fleet_find(struct fleet *fl, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < fl->nr_agents; i++)
+		if (!strcmp(fl->agents[i].name, name))
+			return &fl->agents[i];
+	return NULL;
+}
+
+static int fleet_split_addr(const char *addr, char *host, size_t hostlen, uint16_t *port)
+{
+	const char *colon = strrchr(addr, ':');
+	char *end;
+	unsigned long p;
+
+	if (!colon || colon == addr || (size_t)(colon - addr) >= hostlen)
+		return -EINVAL;
+	p = strtoul(colon + 1, &end, 10);
+	if (*end || !p || p > 65535)
+		return -EINVAL;
+	memcpy(host, addr, (size_t)(colon - addr));
+	host[colon - addr] = '\0';
+	*port = (uint16_t)p;
+	return 0;
+}
+
+int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen)
+{
+	unsigned int i;
+
+	for (i = 0; i < fl->nr_agents; i++) {
+		struct fl_agent *a = &fl->agents[i];
+		struct rc_transport *t;
+		char host[256];
+		uint16_t port;
+		int ret;
+
+		if (a->connected)
+			continue;
+		if (fleet_split_addr(a->addr, host, sizeof(host), &port)) {
+			snprintf(err, errlen, "%s: agent address '%s' is not host:port", a->name,
+				 a->addr);
+			return -EINVAL;
+		}
+		ret = rc_tcp_connect(host, port, timeout_ms, &t);
+		if (ret) {
+			snprintf(err, errlen,
+				 "%s: cannot reach the agent at %s: %s (is rdmachaos-agent running "
+				 "there? in the lab: rdmachaos lab status)",
+				 a->name, a->addr, strerror(-ret));
+			return ret;
+		}
+		rc_conn_init(&a->conn, t);
+		a->connected = true;
+	}
+	return 0;
+}
+
+double fleet_agent_ms(const struct fleet *fl, const struct fl_agent *a, uint64_t agent_ns)
+{
+	double local = a->clock_known ? clk_to_local_ns(&a->clock, agent_ns) : (double)agent_ns;
+
+	return (local - (double)fl->t0_ns) / 1e6;
+}
+
+static void fleet_take_event(struct fleet *fl, struct fl_agent *a, json_t *msg)
+{
+	json_t *ev = json_deep_copy(msg);
+	json_t *ts = json_object_get(msg, "ts_ns");
+	uint64_t agent_ns = json_is_integer(ts) ? (uint64_t)json_integer_value(ts) : 0;
+	double t_ms;
+
+	if (!ev)
+		return;
+	if (!agent_ns) /* no usable timestamp: use arrival, and say so */
+		json_object_set_new(ev, "ts_missing", json_true());
+	t_ms = agent_ns && a->clock_known ? fleet_agent_ms(fl, a, agent_ns)
+					  : ((double)rc_now_ns() - (double)fl->t0_ns) / 1e6;
+	json_object_set_new(ev, "t_ms", json_real(t_ms));
+	if (!json_object_get(ev, "node"))
+		json_object_set_new(ev, "node", json_string(a->name));
+	json_array_append(fl->events, ev);
+	if (fl->on_event)
+		fl->on_event(ev, fl->arg);
+	json_decref(ev);
+}
+
+static int fleet_frame(struct rc_conn *c, uint16_t type, json_t *msg, void *arg)
+{
+	struct fleet *fl = arg;
+	struct fl_agent *a = c->user;
+
+	if (type == RC_MSG_EVENT) {
+		fleet_take_event(fl, a, msg);
+		return 0;
+	}
+	if (type == RC_MSG_RESPONSE && a->pending_id &&
+	    json_integer_value(json_object_get(msg, "id")) == a->pending_id) {
+		json_decref(a->pending_resp);
+		a->pending_resp = json_incref(msg);
+		a->resp_ns = rc_now_ns();
+		a->pending_id = 0;
+		return 0;
+	}
+	rc_warn("%s: unexpected message of type %u ignored", a->name, type);
+	return 0;
+}
+
+static void fleet_drop(struct fl_agent *a, int why)
+{
+	rc_err("%s: connection to the agent at %s lost: %s", a->name, a->addr, strerror(-why));
+	rc_conn_close(&a->conn);
+	a->connected = false;
+}
+
+/* One poll round over every connected agent. */
+static int fleet_poll_once(struct fleet *fl, int timeout_ms)
+{
+	struct pollfd *pfd = calloc(fl->nr_agents ? fl->nr_agents : 1, sizeof(*pfd));
+	unsigned int i;
+	int ret;
+
+	if (!pfd)
+		return -ENOMEM;
+	for (i = 0; i < fl->nr_agents; i++) {
+		struct fl_agent *a = &fl->agents[i];
+
+		pfd[i].fd = a->connected ? rc_conn_fd(&a->conn) : -1;
+		pfd[i].events = POLLIN;
+		if (a->connected && rc_conn_want_write(&a->conn))
+			pfd[i].events |= POLLOUT;
+	}
+	ret = poll(pfd, fl->nr_agents, timeout_ms);
+	if (ret < 0) {
+		ret = errno == EINTR ? 0 : -errno;
+		goto out;
+	}
+	for (i = 0; i < fl->nr_agents && ret > 0; i++) {
+		struct fl_agent *a = &fl->agents[i];
+		int r;
+
+		if (!pfd[i].revents || !a->connected)
+			continue;
+		a->conn.user = a;
+		if (pfd[i].revents & POLLOUT) {
+			r = rc_conn_flush(&a->conn);
+			if (r) {
+				fleet_drop(a, r);
+				continue;
+			}
+		}
+		if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+			r = rc_conn_read(&a->conn, fleet_frame, fl);
+			if (r < 0)
+				fleet_drop(a, r);
+		}
+	}
+	ret = 0;
+out:
+	free(pfd);
+	return ret;
+}
+
+int fleet_pump(struct fleet *fl, int timeout_ms)
+{
+	return fleet_poll_once(fl, timeout_ms);
+}
+
+int fleet_call_many(struct fleet *fl, const bool *who, json_t *req, int timeout_ms,
+		    json_t **results, char (*errs)[256])
+{
+	uint64_t deadline = rc_now_ns() + (uint64_t)timeout_ms * RC_NSEC_PER_MSEC;
+	const char *op = json_string_value(json_object_get(req, "op"));
+	unsigned int i, waiting = 0;
+	int first = 0;
+
+	for (i = 0; i < fl->nr_agents; i++) {
+		struct fl_agent *a = &fl->agents[i];
+		int r;
+
+		results[i] = NULL;
+		errs[i][0] = '\0';
+		if (who && !who[i])
+			continue;
+		if (!a->connected) {
+			snprintf(errs[i], sizeof(errs[i]), "%s: %s: not connected", a->name, op);
+			first = first ? first : -ENOTCONN;
+			continue;
+		}
+		a->pending_id = fl->next_id++;
+		json_decref(a->pending_resp);
+		a->pending_resp = NULL;
+		json_object_set_new(req, "id", json_integer(a->pending_id));
+		r = rc_conn_send(&a->conn, RC_MSG_REQUEST, req);
+		if (r) {
+			snprintf(errs[i], sizeof(errs[i]), "%s: %s: send: %s", a->name, op,
+				 strerror(-r));
+			fleet_drop(a, r);
+			first = first ? first : r;
+			continue;
+		}
+		waiting++;
+	}
+	while (waiting) {
+		uint64_t now = rc_now_ns();
+		int r;
+
+		if (now >= deadline)
+			break;
+		r = fleet_poll_once(fl, (int)((deadline - now) / RC_NSEC_PER_MSEC) + 1);
+		if (r)
+			return r;
+		waiting = 0;
+		for (i = 0; i < fl->nr_agents; i++)
+			if ((!who || who[i]) && fl->agents[i].pending_id && fl->agents[i].connected)
+				waiting++;
+	}
+	for (i = 0; i < fl->nr_agents; i++) {
+		struct fl_agent *a = &fl->agents[i];
+		json_t *resp = a->pending_resp;
+
+		if (who && !who[i])
+			continue;
+		if (errs[i][0])
+			continue;
+		if (!resp) {
+			snprintf(errs[i], sizeof(errs[i]), "%s: %s: no answer within %d ms%s",
+				 a->name, op, timeout_ms, a->connected ? "" : " (connection lost)");
+			a->pending_id = 0;
+			first = first ? first : -ETIMEDOUT;
+			continue;
+		}
+		if (!json_is_true(json_object_get(resp, "ok"))) {
+			json_int_t e = json_integer_value(json_object_get(resp, "errno"));
+			const char *msg = json_string_value(json_object_get(resp, "error"));
+
+			snprintf(errs[i], sizeof(errs[i]), "%s: %s: %s", a->name, op,
+				 msg ? msg : "failed");
+			first = first ? first : (e > 0 ? -(int)e : -EIO);
+		} else {
+			results[i] = json_incref(json_object_get(resp, "result"));
+			if (!results[i])
+				results[i] = json_object();
+		}
+		json_decref(resp);
+		a->pending_resp = NULL;
+	}
+	return first;
+}
+
+int fleet_call(struct fleet *fl, struct fl_agent *a, json_t *req, int timeout_ms, json_t **result,
+	       char *err, size_t errlen)
+{
+	unsigned int idx = (unsigned int)(a - fl->agents);
+	bool *who = calloc(fl->nr_agents, sizeof(*who));
+	json_t **results = calloc(fl->nr_agents, sizeof(*results));
+	char (*errs)[256] = calloc(fl->nr_agents, sizeof(*errs));
+	int ret = -ENOMEM;
+
+	if (!who || !results || !errs)
+		goto out;
+	who[idx] = true;
+	ret = fleet_call_many(fl, who, req, timeout_ms, results, errs);
+	if (ret)
+		snprintf(err, errlen, "%s", errs[idx]);
+	if (result)
+		*result = results[idx];
+	else
+		json_decref(results[idx]);
+out:
+	free(who);
+	free(results);
+	free(errs);
+	return ret;
+}
+
+int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t errlen)
+{
+	struct clk_sample *s = calloc((size_t)fl->nr_agents * samples, sizeof(*s));
+	json_t **results = calloc(fl->nr_agents, sizeof(*results));
+	char (*errs)[256] = calloc(fl->nr_agents, sizeof(*errs));
+	json_t *req = json_pack("{s:s}", "op", "time");
+	unsigned int i, k;
+	int ret = -ENOMEM;
+
+	if (!s || !results || !errs || !req)
+		goto out;
+	for (k = 0; k < samples; k++) {
+		/*
+		 * All agents at once: each answer is timed on its own arrival, and
+		 * the send time is taken just before the fan-out, so a slow agent
+		 * only widens its own round trip.
+		 */
+		uint64_t t_send = rc_now_ns();
+
+		ret = fleet_call_many(fl, NULL, req, 5000, results, errs);
+		for (i = 0; i < fl->nr_agents; i++) {
+			json_t *t = json_object_get(results[i], "t_ns");
+
+			if (!results[i] || !json_is_integer(t)) {
+				if (!err[0])
+					snprintf(err, errlen, "%s", errs[i][0] ? errs[i] : "bad time answer");
+				json_decref(results[i]);
+				continue;
+			}
+			s[i * samples + k] = (struct clk_sample){
+				.t_send_ns = t_send,
+				.t_agent_ns = (uint64_t)json_integer_value(t),
+				.t_recv_ns = fl->agents[i].resp_ns,
+			};
+			json_decref(results[i]);
+		}
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < fl->nr_agents; i++) {
+		struct fl_agent *a = &fl->agents[i];
+
+		ret = clk_estimate(&s[i * samples], samples, &a->clock);
+		if (ret) {
+			snprintf(err, errlen, "%s: clock alignment failed: no usable sample", a->name);
+			goto out;
+		}
+		a->clock_known = true;
+	}
+	ret = 0;
+out:
+	json_decref(req);
+	free(s);
+	free(results);
+	free(errs);
+	return ret;
+}

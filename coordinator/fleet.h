@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The coordinator's side of the agents: one connection per node, requests
+ * fanned out to many agents at once, and the merged event stream on the
+ * coordinator's clock. One poll() loop serves every connection, so a slow
+ * agent delays nobody; a request to N agents costs one round trip, not N.
+ */
+#ifndef RC_FLEET_H
+#define RC_FLEET_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/conn.h"
+#include "coordinator/clock.h"
+
+struct fl_agent {
+	char name[64];
+	char addr[256]; /* host:port */
+	struct rc_conn conn;
+	bool connected;
+	struct clk_estimate clock;
+	bool clock_known;
+	json_t *inventory; /* owned */
+	char control_if[32];
+	/* In-flight request, for fan-out calls. */
+	json_int_t pending_id;
+	json_t *pending_resp;
+	uint64_t resp_ns; /* when the last answer arrived, for clock samples */
+};
+
+/* Called for each event after it is put on the coordinator clock. */
+typedef void (*fl_event_cb)(json_t *event, void *arg);
+
+struct fleet {
+	struct fl_agent *agents;
+	unsigned int nr_agents;
+	uint64_t t0_ns;   /* drill t0 on the coordinator clock; events get t_ms from it */
+	json_t *events;   /* every event received, in arrival order (owned) */
+	fl_event_cb on_event;
+	void *arg;
+	json_int_t next_id;
+};
+
+int fleet_init(struct fleet *fl, unsigned int nr);
+void fleet_free(struct fleet *fl);
+struct fl_agent *fleet_find(struct fleet *fl, const char *name);
+
+/* Connects every agent (in parallel up to timeout_ms); errors name the node. */
+int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen);
+
+/*
+ * Sends req (borrowed; "id" is set per agent) to each agent in `who` (NULL:
+ * all), waits up to timeout_ms for every answer while collecting events.
+ * results[i] gets agent i's "result" (new ref) or NULL; errs[i] its error
+ * text. Returns 0 when all answered ok, else the first -errno.
+ */
+int fleet_call_many(struct fleet *fl, const bool *who, json_t *req, int timeout_ms,
+		    json_t **results, char (*errs)[256]);
+/* One agent; *result (new ref) may be NULL. err gets "node: op: error". */
+int fleet_call(struct fleet *fl, struct fl_agent *a, json_t *req, int timeout_ms, json_t **result,
+	       char *err, size_t errlen);
+
+/* Waits for and processes events for up to timeout_ms. */
+int fleet_pump(struct fleet *fl, int timeout_ms);
+
+/* `time` exchanges with every agent, `samples` each; fills a->clock. */
+int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t errlen);
+
+/* Maps an agent timestamp to ms from t0. */
+double fleet_agent_ms(const struct fleet *fl, const struct fl_agent *a, uint64_t agent_ns);
+
+#endif

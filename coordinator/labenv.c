@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+/* Finds, boots and stops the lab for drills, through lab/lab.sh and its lab.json. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "coordinator/labenv.h"
+
+static void labenv_state_path(char *buf, size_t len)
+{
+	const char *dir = getenv("RDMACHAOS_LAB_DIR");
+
+	if (dir && *dir)
+		snprintf(buf, len, "%s/run/lab.json", dir);
+	else
+		snprintf(buf, len, "%s/build/lab/run/lab.json", RC_SRCDIR);
+}
+
+int labenv_load(json_t **lab)
+{
+	char path[4096];
+	json_error_t jerr;
+	json_t *root, *nodes, *n;
+	size_t i;
+
+	labenv_state_path(path, sizeof(path));
+	if (access(path, R_OK))
+		return -ENOENT;
+	root = json_load_file(path, 0, &jerr);
+	if (!root) {
+		rc_err("lab state %s: line %d: %s", path, jerr.line, jerr.text);
+		return -EINVAL;
+	}
+	nodes = json_object_get(root, "nodes");
+	json_array_foreach(nodes, i, n) {
+		json_int_t pid = json_integer_value(json_object_get(n, "pid"));
+
+		/* A state file whose VMs are gone is a lab that is down. */
+		if (pid <= 0 || kill((pid_t)pid, 0)) {
+			json_decref(root);
+			return -ENOENT;
+		}
+	}
+	*lab = root;
+	return 0;
+}
+
+static int labenv_script(const char *const *args)
+{
+	char script[4096];
+	const char *argv[16] = {"bash", script};
+	pid_t pid;
+	int st, i;
+
+	snprintf(script, sizeof(script), "%s/lab/lab.sh", RC_SRCDIR);
+	for (i = 0; args[i] && i < 13; i++)
+		argv[i + 2] = args[i];
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		dup2(STDERR_FILENO, STDOUT_FILENO); /* keep stdout for the drill's own output */
+		execv("/bin/bash", (char **)argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+int labenv_up(unsigned int nodes, unsigned int rails)
+{
+	char n[16], r[16];
+	const char *args[] = {"up", "--nodes", n, "--rails", r, NULL};
+
+	snprintf(n, sizeof(n), "%u", nodes);
+	snprintf(r, sizeof(r), "%u", rails);
+	return labenv_script(args);
+}
+
+int labenv_down(void)
+{
+	const char *args[] = {"down", NULL};
+
+	return labenv_script(args);
+}
+
+const char *labenv_agent(const json_t *lab, const char *node)
+{
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(lab, "nodes"), i, n)
+		if (!strcmp(json_string_value(json_object_get(n, "name")) ?: "", node))
+			return json_string_value(json_object_get(n, "agent"));
+	return NULL;
+}

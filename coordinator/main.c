@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/* rdmachaos: the coordinator's command line (run, lab, call, injectors, version). */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/conn.h"
+#include "common/log.h"
+#include "common/units.h"
+#include "coordinator/drill.h"
+#include "injectors/injector.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rdmachaos COMMAND [ARGS]\n"
+		"\n"
+		"Chaos drills for RDMA fabrics: node agents inject faults while real RDMA traffic runs,\n"
+		"and the drill checks that detection, isolation and recovery meet its thresholds.\n"
+		"\n"
+		"commands:\n"
+		"  run SCENARIO [--lab] [--out DIR] [--dry-run] [--seed N] [--quiet]\n"
+		"        run a drill; writes report.json, report.md and events.jsonl into DIR\n"
+		"        (default runs/<UTC time>-<name>/). --lab runs it in the QEMU Soft-RoCE lab\n"
+		"        (implied by a drill that declares `lab:`): it uses the lab that is up, or\n"
+		"        boots one and stops it afterwards. --dry-run prints the plan, touches nothing.\n"
+		"  lab up [--nodes N] [--rails R] [--accel tcg|kvm|auto] | status | exec NODE -- CMD | down\n"
+		"        the multi-node Soft-RoCE lab (one QEMU guest per node, R rails each)\n"
+		"  call HOST:PORT JSON [--events SECONDS]\n"
+		"        send one request to an agent and print the answer (and events)\n"
+		"  injectors      list the fault injectors and their parameters\n"
+		"  version        print the version\n"
+		"\n"
+		"exit codes of run: 0 pass, 1 a threshold violated, 2 inconclusive, 3 cleanup not\n"
+		"verified, 64 usage error, 65 invalid scenario, 70 internal error.\n"
+		"\n"
+		"example:\n"
+		"  rdmachaos run scenarios/link-down.yaml --lab\n"
+		"docs: docs/SCENARIOS.md (drill format), docs/REPORT.md (report), docs/PROTOCOL.md\n");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	drill_stop_requested++;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"lab", no_argument, NULL, 'l'},	 {"out", required_argument, NULL, 'o'},
+		{"dry-run", no_argument, NULL, 'n'}, {"seed", required_argument, NULL, 's'},
+		{"quiet", no_argument, NULL, 'q'},	 {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct drill_opts o = {0};
+	struct sigaction sa = {.sa_handler = on_signal};
+	char *end;
+	int c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "lo:ns:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			o.lab = true;
+			break;
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case 'n':
+			o.dry_run = true;
+			break;
+		case 's':
+			errno = 0;
+			o.seed = strtoull(optarg, &end, 0);
+			if (errno || *end || optarg[0] == '-') {
+				fprintf(stderr, "rdmachaos run: --seed '%s': want a non-negative integer\n",
+					optarg);
+				return RC_EXIT_USAGE;
+			}
+			o.have_seed = true;
+			break;
+		case 'q':
+			o.quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "rdmachaos run: see rdmachaos --help\n");
+			return RC_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "rdmachaos run: want exactly one SCENARIO file, e.g. "
+				"rdmachaos run scenarios/link-down.yaml --lab\n");
+		return RC_EXIT_USAGE;
+	}
+	o.scenario = argv[optind];
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return drill_run(&o);
+}
+
+static int cmd_lab(int argc, char **argv)
+{
+	char script[4096];
+	char **args = calloc((size_t)argc + 3, sizeof(*args));
+	int i;
+
+	if (!args)
+		return RC_EXIT_INTERNAL;
+	snprintf(script, sizeof(script), "%s/lab/lab.sh", RC_SRCDIR);
+	args[0] = (char *)"bash";
+	args[1] = script;
+	for (i = 1; i < argc; i++)
+		args[i + 1] = argv[i];
+	execv("/bin/bash", args);
+	fprintf(stderr, "rdmachaos lab: cannot run %s: %s\n", script, strerror(errno));
+	free(args);
+	return RC_EXIT_INTERNAL;
+}
+
+static int call_print_event(struct rc_conn *c, uint16_t type, json_t *msg, void *arg)
+{
+	char *s = json_dumps(msg, JSON_COMPACT);
+
+	printf("%s\n", s ? s : "{}");
+	fflush(stdout);
+	free(s);
+	return 0;
+}
+
+static int cmd_call(int argc, char **argv)
+{
+	struct rc_transport *t;
+	struct rc_conn conn;
+	json_error_t jerr;
+	json_t *req, *resp = NULL;
+	double events_s = 0;
+	char host[256];
+	const char *colon;
+	char *s;
+	int ret;
+
+	if (argc == 5 && !strcmp(argv[3], "--events"))
+		events_s = atof(argv[4]);
+	else if (argc != 3) {
+		fprintf(stderr, "usage: rdmachaos call HOST:PORT JSON [--events SECONDS]\n"
+				"  e.g. rdmachaos call 127.0.0.1:17700 '{\"op\":\"inventory\"}'\n");
+		return RC_EXIT_USAGE;
+	}
+	colon = strrchr(argv[1], ':');
+	if (!colon || colon == argv[1] || (size_t)(colon - argv[1]) >= sizeof(host)) {
+		fprintf(stderr, "rdmachaos call: '%s' is not HOST:PORT\n", argv[1]);
+		return RC_EXIT_USAGE;
+	}
+	memcpy(host, argv[1], (size_t)(colon - argv[1]));
+	host[colon - argv[1]] = '\0';
+	req = json_loads(argv[2], 0, &jerr);
+	if (!json_is_object(req)) {
+		fprintf(stderr, "rdmachaos call: JSON: %s\n", req ? "want an object" : jerr.text);
+		json_decref(req);
+		return RC_EXIT_USAGE;
+	}
+	ret = rc_tcp_connect(host, (uint16_t)atoi(colon + 1), 5000, &t);
+	if (ret) {
+		fprintf(stderr, "rdmachaos call: %s: %s\n", argv[1], strerror(-ret));
+		json_decref(req);
+		return RC_EXIT_FAIL;
+	}
+	rc_conn_init(&conn, t);
+	ret = rc_conn_call(&conn, req, 30000, &resp, call_print_event, NULL);
+	if (!ret) {
+		s = json_dumps(resp, JSON_COMPACT);
+		printf("%s\n", s);
+		fflush(stdout);
+		free(s);
+		ret = json_is_true(json_object_get(resp, "ok")) ? 0 : 1;
+		json_decref(resp);
+	} else {
+		fprintf(stderr, "rdmachaos call: %s: %s\n", argv[1], strerror(-ret));
+		ret = 1;
+	}
+	if (events_s > 0) {
+		uint64_t end = rc_now_ns() + (uint64_t)(events_s * 1e9);
+
+		while (rc_now_ns() < end) {
+			json_t *none = NULL;
+			json_t *ping = json_pack("{s:s}", "op", "time");
+			int r = rc_conn_call(&conn, ping, 200, &none, call_print_event, NULL);
+
+			json_decref(ping);
+			json_decref(none);
+			if (r && r != -ETIMEDOUT)
+				break;
+			usleep(100000);
+		}
+	}
+	json_decref(req);
+	rc_conn_close(&conn);
+	return ret;
+}
+
+static int cmd_injectors(void)
+{
+	const struct injector *const *i;
+	const char *const *p;
+
+	for (i = injectors; *i; i++) {
+		printf("%s: %s\n", (*i)->name, (*i)->summary);
+		for (p = (*i)->param_help; p && *p; p++)
+			printf("    %s\n", *p);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	rc_log_init("rdmachaos", getenv("RDMACHAOS_DEBUG") ? RC_LOG_DEBUG : RC_LOG_INFO);
+	if (argc < 2) {
+		usage(stderr);
+		return RC_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		printf("rdmachaos %s\n", RC_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "lab"))
+		return cmd_lab(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "call"))
+		return cmd_call(argc, argv);
+	if (!strcmp(argv[1], "injectors"))
+		return cmd_injectors();
+	fprintf(stderr, "rdmachaos: unknown command '%s'; see rdmachaos --help\n", argv[1]);
+	return RC_EXIT_USAGE;
+}

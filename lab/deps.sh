@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Installs the Debian packages rdmachaos needs (build, tests and the QEMU lab), only those missing.
+#
+# Idempotent and non-interactive: it asks dpkg-query first and runs apt-get only when a
+# package is missing, so it is cheap to call from CI (`make deps`) before every run.
+set -euo pipefail
+
+BUILD_PKGS=(
+	gcc make pkg-config
+	libibverbs-dev librdmacm-dev ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
+	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
+	liburing-dev libcmocka-dev libyaml-dev libjansson-dev libssl-dev
+)
+LAB_PKGS=(
+	qemu-system-x86 busybox-static cpio kmod vde2 iproute2
+)
+
+missing=()
+for p in "${BUILD_PKGS[@]}" "${LAB_PKGS[@]}"; do
+	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	case "$status" in
+	ii*) ;;
+	*) missing+=("$p") ;;
+	esac
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	echo "deps: all ${#BUILD_PKGS[@]} build and ${#LAB_PKGS[@]} lab packages are installed"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+	command -v sudo >/dev/null 2>&1 || {
+		echo "deps: missing packages: ${missing[*]}; run this script as root" >&2
+		exit 1
+	}
+else
+	SUDO=
+fi
+
+echo "deps: installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q </dev/null
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"${missing[@]}" </dev/null
+echo "deps: done"

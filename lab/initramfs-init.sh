@@ -1,0 +1,61 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: MIT
+# /init of the rdmachaos lab initramfs: mounts the host's root over virtio-9p and chroots into it.
+#
+# lab.sh packs this file with busybox-static and the virtio/9p modules (listed in
+# /modules/order). Kernel command line:
+#   rdmachaos.probe=1        print RDMACHAOS-PROBE-OK and power off (accelerator probe)
+#   rdmachaos.init=PATH      the guest init to run from the host's files after chroot
+# Any failure prints RDMACHAOS-GUEST-FAILED and powers off, so the host sees QEMU exit.
+
+/bin/busybox mkdir -p /bin /sbin /proc /sys /dev /newroot
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+
+fail() {
+	echo "RDMACHAOS-GUEST-FAILED: initramfs: $*" >/dev/console
+	sleep 1
+	poweroff -f
+}
+
+probe=0
+init=
+for arg in $(cat /proc/cmdline); do
+	case "$arg" in
+	rdmachaos.probe=1) probe=1 ;;
+	rdmachaos.init=*) init=${arg#rdmachaos.init=} ;;
+	esac
+done
+
+if [ "$probe" = 1 ]; then
+	echo "RDMACHAOS-PROBE-OK" >/dev/console
+	poweroff -f
+fi
+
+for m in $(cat /modules/order); do
+	insmod "/modules/$m" || fail "insmod $m"
+done
+
+opts=trans=virtio,version=9p2000.L,msize=262144
+mount -t 9p -o "$opts,ro" host /newroot || fail "cannot mount the host root (9p tag 'host')"
+mount -t proc proc /newroot/proc || fail "mount proc"
+mount -t sysfs sysfs /newroot/sys || fail "mount sysfs"
+mount -t devtmpfs devtmpfs /newroot/dev || fail "mount devtmpfs"
+mkdir -p /newroot/dev/pts /newroot/dev/shm
+mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /newroot/dev/pts || fail "mount devpts"
+mount -t tmpfs -o mode=1777 tmpfs /newroot/dev/shm || fail "mount /dev/shm"
+mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || fail "mount /tmp"
+mount -t tmpfs -o mode=755 tmpfs /newroot/run || fail "mount /run"
+mkdir -p /newroot/run/rdmachaos-share
+mount -t 9p -o "$opts" share /newroot/run/rdmachaos-share || fail "cannot mount the share (9p tag 'share')"
+# debugfs/tracefs are handy for fault injectors (kprobes); not fatal when absent.
+mount -t debugfs debugfs /newroot/sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /newroot/sys/kernel/tracing 2>/dev/null
+
+[ -n "$init" ] || fail "no rdmachaos.init= on the kernel command line"
+[ -f "/newroot$init" ] || fail "guest init $init not found in the host root"
+exec chroot /newroot /bin/bash "$init"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Integration tests: the real thing. Boots one lab (2 nodes x 2 rails, real
+# Soft-RoCE) and runs every lab test and drill against it one after another,
+# then tears it down. Host-only integration tests (agent in a netns) run too.
+# Closing line: "integration: N passed, M failed, K skipped".
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+top=$PWD
+out=$top/build/test-runs
+rm -rf "$out"
+mkdir -p "$out"
+pass=0 fail=0 skip=0
+
+result() { # name rc
+	case $2 in
+	0) pass=$((pass + 1)); echo "PASS $1" ;;
+	77) skip=$((skip + 1)); echo "SKIP $1 (see above: something it needs is missing)" ;;
+	*) fail=$((fail + 1)); echo "FAIL $1 (exit $2)" ;;
+	esac
+}
+
+# Host-only tests first: they need no lab.
+for t in tests/agent/test_*.sh; do
+	[ -f "$t" ] || continue
+	timeout 300 bash "$t"
+	result "$(basename "$t" .sh)" $?
+done
+
+if ! command -v qemu-system-x86_64 >/dev/null; then
+	echo "SKIP lab tests: qemu-system-x86_64 is missing (make deps installs it)"
+	skip=$((skip + 1))
+	echo "integration: $pass passed, $fail failed, $skip skipped"
+	[ "$fail" -eq 0 ]
+	exit
+fi
+
+started=0
+if ! bash lab/lab.sh status >/dev/null 2>&1; then
+	echo "== booting the lab for the integration tests"
+	if ! timeout 300 bash lab/lab.sh up --nodes 2 --rails 2; then
+		result lab-up 1
+		bash lab/lab.sh down
+		echo "integration: $pass passed, $fail failed, $skip skipped"
+		exit 1
+	fi
+	started=1
+fi
+cleanup() { [ "$started" = 1 ] && bash lab/lab.sh down; }
+trap cleanup EXIT
+export RDMACHAOS_LAB_REUSE=1
+
+for t in tests/lab/test_*.sh tests/stream/test_*.sh; do
+	[ -f "$t" ] || continue
+	timeout 600 bash "$t"
+	result "$(basename "$t" .sh)" $?
+done
+
+# drill NAME SCENARIO EXPECTED_EXIT [jq checks on report.json...]
+drill() {
+	local name=$1 scenario=$2 want=$3 rc
+	shift 3
+	echo "== drill $name: $scenario (want exit $want)"
+	timeout 900 build/rdmachaos run "$scenario" --lab --out "$out/$name"
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "drill $name: exit $rc, want $want"
+		[ -f "$out/$name/report.md" ] && sed -n '1,80p' "$out/$name/report.md"
+		result "drill-$name" 1
+		return
+	fi
+	local check ok=0
+	for check in "$@"; do
+		if ! jq -e "$check" "$out/$name/report.json" >/dev/null; then
+			echo "drill $name: report.json check failed: $check"
+			ok=1
+		fi
+	done
+	[ "$ok" = 0 ] && jq -r '.faults[] | "  \(.id): detection \(.detection.ms) ms (\(.detection.signal)), isolation \(.isolation.ms // "n/a") ms, recovery \(.recovery.ms) ms"' "$out/$name/report.json"
+	result "drill-$name" $ok
+}
+
+common_checks=(
+	'.schema == "rdmachaos.report/v1"'
+	'.cleanup.verified == true'
+	'.workload.baseline.throughput_mbps > 0'
+	'.workload.integrity.lost == 0 and .workload.integrity.corrupted == 0'
+	'(.clock.nodes | length) == 2'
+	'(.environment.nodes[0].devices | length) >= 2'
+)
+drill link-down scenarios/link-down.yaml 0 "${common_checks[@]}" \
+	'.verdict == "pass"' \
+	'.faults[0].detection.ok and .faults[0].isolation.ok and .faults[0].recovery.ok' \
+	'.faults[0].target.netdev == "rail0"'
+drill port-flap scenarios/port-flap.yaml 0 "${common_checks[@]}" \
+	'.verdict == "pass"' \
+	'.faults[0].detection.ok and .faults[0].recovery.ok'
+drill impossible-recovery scenarios/impossible-recovery.yaml 1 "${common_checks[@]}" \
+	'.verdict == "fail"' \
+	'.faults[0].recovery.ok == false'
+
+for d in "$out"/*/; do
+	[ -f "$d/report.md" ] && echo "report: ${d}report.md"
+done
+echo "integration: $pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
