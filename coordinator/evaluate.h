@@ -34,6 +34,8 @@ struct ev_measure {
 	double threshold_ms;
 	bool ok;
 	char note[160];     /* why not ok, or how it was measured */
+	bool inconclusive;  /* could not be judged (no baseline, not injected, drill too short):
+			     * not ok, but not a violation either */
 };
 
 struct ev_fault_result {
@@ -46,6 +48,7 @@ struct ev_baseline {
 	double throughput_mbps; /* mean of client intervals in the baseline window */
 	double latency_us_p50;  /* median of the intervals' p50 */
 	unsigned int samples;
+	double from_ms, to_ms;  /* the window ev_baseline() was asked for, for messages */
 };
 
 struct ev_integrity {

@@ -3,8 +3,11 @@
  * Scenario files (docs/SCENARIOS.md): read with libyaml's document API and
  * checked key by key. Every value is checked where it is read, so each error
  * names the file, the 1-based line of the offending value and its key path,
- * says what is wrong and what is allowed:
- *   scenarios/x.yaml:14: workload.qp.retry_cnt: 7 makes Soft-RoCE retry forever; use 0..6 in the lab
+ * and says what is wrong and what is allowed, e.g.
+ *
+ *   scenarios/x.yaml:14: workload.qp.retry_cnt: 7 makes Soft-RoCE retry
+ *   forever; use 0..6 in the lab
+ *
  * Nothing here talks to a node; the agents check injector parameters again.
  */
 #include <errno.h>
@@ -35,9 +38,9 @@ struct pctx {
 };
 
 static const char *const signal_names[SC_SIG__COUNT] = {
-	[SC_SIG_WORKLOAD_ERROR] = "workload_error", [SC_SIG_PORT_EVENT] = "port_event",
-	[SC_SIG_LINK_EVENT] = "link_event",	    [SC_SIG_COUNTER] = "counter",
-	[SC_SIG_ISOLATION] = "isolation",
+    [SC_SIG_WORKLOAD_ERROR] = "workload_error", [SC_SIG_PORT_EVENT] = "port_event",
+    [SC_SIG_LINK_EVENT] = "link_event",		[SC_SIG_COUNTER] = "counter",
+    [SC_SIG_ISOLATION] = "isolation",
 };
 
 const char *sc_signal_name(enum sc_signal s)
@@ -79,24 +82,40 @@ struct param_spec {
 	const char *help; /* "what it is", for the "missing" message */
 };
 
+#define SC_MAX_PARAMS 8
+
 struct inj_spec {
 	const char *name;
 	bool needs_duration; /* without `duration` the fault would never end */
 	const struct param_spec *params;
-	unsigned int nr_params;
+	unsigned int nr_params; /* <= SC_MAX_PARAMS */
+	/*
+	 * Checks between parameters, and the default duration; vals[i] and given[i]
+	 * are params[i]'s value (or default) and whether it was written.
+	 */
+	int (*check)(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
+		     const uint64_t *vals, const bool *given, struct sc_fault *f);
 };
+
+enum { FLAP_COUNT, FLAP_DOWN, FLAP_UP, FLAP_JITTER, FLAP_SEED };
 
 static const struct param_spec port_flap_params[] = {
-	{"count", "count", PT_INT, 1, 1000, true, false, 0, "how many down/up cycles, 1..1000"},
-	{"down", "down_ms", PT_DURATION, 1, UINT64_MAX, true, false, 0, "how long each down lasts"},
-	{"up", "up_ms", PT_DURATION, 1, UINT64_MAX, true, false, 0, "how long each up lasts"},
-	{"jitter", "jitter_ms", PT_DURATION, 0, UINT64_MAX, false, true, 0, NULL},
-	{"seed", "seed", PT_INT, 0, UINT32_MAX, false, false, 0, NULL},
+    [FLAP_COUNT] = {"count", "count", PT_INT, 1, 1000, true, false, 0,
+		    "how many down/up cycles, 1..1000"},
+    [FLAP_DOWN] = {"down", "down_ms", PT_DURATION, 1, 3600000, true, false, 0,
+		   "how long each down lasts"},
+    [FLAP_UP] = {"up", "up_ms", PT_DURATION, 1, 3600000, true, false, 0, "how long each up lasts"},
+    [FLAP_JITTER] = {"jitter", "jitter_ms", PT_DURATION, 0, 3600000, false, true, 0, NULL},
+    [FLAP_SEED] = {"seed", "seed", PT_INT, 0, INT64_MAX, false, false, 0, NULL},
 };
 
+static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
+			   const uint64_t *vals, const bool *given, struct sc_fault *f);
+
 static const struct inj_spec inj_specs[] = {
-	{"link_down", true, NULL, 0},
-	{"port_flap", false, port_flap_params, sizeof(port_flap_params) / sizeof(port_flap_params[0])},
+    {"link_down", true, NULL, 0, NULL},
+    {"port_flap", false, port_flap_params, sizeof(port_flap_params) / sizeof(port_flap_params[0]),
+     port_flap_check},
 };
 
 static const struct inj_spec *inj_spec_find(const char *name)
@@ -118,7 +137,7 @@ static size_t node_line(const yaml_node_t *n)
 
 /* "FILE:LINE: PATH: message"; always returns -EINVAL so callers can `return perr(...)`. */
 __attribute__((format(printf, 4, 5))) static int perr(struct pctx *c, const yaml_node_t *n,
-						       const char *path, const char *fmt, ...)
+						      const char *path, const char *fmt, ...)
 {
 	va_list ap;
 	int len;
@@ -133,24 +152,35 @@ __attribute__((format(printf, 4, 5))) static int perr(struct pctx *c, const yaml
 	return -EINVAL;
 }
 
-/* "20s" when whole seconds, else "2500ms": short and exact. */
+/* "1h", "2m", "20s", else "2500ms": short and exact, in the scenario's own syntax. */
 static const char *fmt_dur(uint64_t ms, char *buf, size_t len)
 {
-	if (ms && ms % 1000 == 0)
+	if (ms && ms % 3600000 == 0)
+		snprintf(buf, len, "%" PRIu64 "h", ms / 3600000);
+	else if (ms && ms % 60000 == 0)
+		snprintf(buf, len, "%" PRIu64 "m", ms / 60000);
+	else if (ms && ms % 1000 == 0)
 		snprintf(buf, len, "%" PRIu64 "s", ms / 1000);
 	else
 		snprintf(buf, len, "%" PRIu64 "ms", ms);
 	return buf;
 }
 
+/* Key paths are short; one that does not fit ends in "..." rather than silently. */
+static void path_fit(char *buf, int n)
+{
+	if (n < 0 || n >= SC_PATH_LEN)
+		memcpy(buf + SC_PATH_LEN - 4, "...", 4);
+}
+
 static void join(char *buf, const char *parent, const char *key)
 {
-	snprintf(buf, SC_PATH_LEN, "%s%s%s", parent, *parent ? "." : "", key);
+	path_fit(buf, snprintf(buf, SC_PATH_LEN, "%s%s%s", parent, *parent ? "." : "", key));
 }
 
 static void join_idx(char *buf, const char *parent, size_t i)
 {
-	snprintf(buf, SC_PATH_LEN, "%s[%zu]", parent, i);
+	path_fit(buf, snprintf(buf, SC_PATH_LEN, "%s[%zu]", parent, i));
 }
 
 /* The drill's node names, for "is not a node" messages: "node-a, node-b". */
@@ -165,7 +195,8 @@ static const char *node_list(const struct scenario *sc, char *buf, size_t len)
 			snprintf(buf + off, len - off, ", ... (%u in all)", sc->nr_nodes);
 			break;
 		}
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "", sc->nodes[i].name);
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					sc->nodes[i].name);
 	}
 	return buf;
 }
@@ -198,7 +229,8 @@ static int want_map(struct pctx *c, const yaml_node_t *n, const char *path)
 	if (n->type == YAML_MAPPING_NODE)
 		return 0;
 	if (is_null(n))
-		return perr(c, n, path, "has no value; it takes a mapping (key: value lines or {...})");
+		return perr(c, n, path,
+			    "has no value; it takes a mapping (key: value lines or {...})");
 	return perr(c, n, path, "must be a mapping (key: value lines or {...})");
 }
 
@@ -290,8 +322,7 @@ static int missing(struct pctx *c, const yaml_node_t *map, const char *path, con
 
 /* ---- typed values ------------------------------------------------------ */
 
-static int get_text(struct pctx *c, const yaml_node_t *n, const char *path, char *buf,
-		    size_t len)
+static int get_text(struct pctx *c, const yaml_node_t *n, const char *path, char *buf, size_t len)
 {
 	int ret = want_scalar(c, n, path);
 
@@ -307,8 +338,8 @@ static int get_text(struct pctx *c, const yaml_node_t *n, const char *path, char
 }
 
 /* Names end up in folder names and messages: [A-Za-z0-9._-]+. */
-static int get_name(struct pctx *c, const yaml_node_t *n, const char *path, char *buf,
-		    size_t len, const char *used_for)
+static int get_name(struct pctx *c, const yaml_node_t *n, const char *path, char *buf, size_t len,
+		    const char *used_for)
 {
 	const char *s;
 	int ret = get_text(c, n, path, buf, len);
@@ -316,8 +347,8 @@ static int get_name(struct pctx *c, const yaml_node_t *n, const char *path, char
 	if (ret)
 		return ret;
 	for (s = buf; *s; s++) {
-		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		    *s == '.' || *s == '_' || *s == '-')
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-')
 			continue;
 		return perr(c, n, path,
 			    "\"%s\" may hold only letters, digits, '.', '_' and '-' (%s)", buf,
@@ -399,7 +430,7 @@ static int parse_lab(struct pctx *c, yaml_node_t *lab)
 	static const char *const keys[] = {"nodes", "rails", NULL};
 	struct scenario *sc = c->sc;
 	yaml_node_t *n;
-	uint64_t v;
+	uint64_t v = 0;
 	unsigned int i;
 	int ret;
 
@@ -460,7 +491,8 @@ static int parse_nodes(struct pctx *c, yaml_node_t *seq)
 		return ret;
 	nr = (unsigned int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 	if (nr < 2 || nr > SC_MAX_NODES)
-		return perr(c, seq, "nodes", "lists %u nodes; a drill needs 2..%d", nr, SC_MAX_NODES);
+		return perr(c, seq, "nodes", "lists %u nodes; a drill needs 2..%d", nr,
+			    SC_MAX_NODES);
 	sc->nodes = calloc(nr, sizeof(*sc->nodes));
 	if (!sc->nodes)
 		return -ENOMEM;
@@ -472,17 +504,20 @@ static int parse_nodes(struct pctx *c, yaml_node_t *seq)
 		if ((ret = want_map(c, e, path)) || (ret = check_keys(c, e, path, keys)))
 			return ret;
 		if (!(n = map_get(c, e, "name")))
-			return missing(c, e, path, "name", "every node needs a name (its agent's --name)");
+			return missing(c, e, path, "name",
+				       "every node needs a name (its agent's --name)");
 		join(kpath, path, "name");
 		if ((ret = get_name(c, n, kpath, nd->name, sizeof(nd->name), "it names the node")))
 			return ret;
 		for (j = 0; j < i; j++)
 			if (!strcmp(sc->nodes[j].name, nd->name))
-				return perr(c, n, kpath, "\"%s\" is already nodes[%u]; names are unique",
+				return perr(c, n, kpath,
+					    "\"%s\" is already nodes[%u]; names are unique",
 					    nd->name, j);
 		if (!(n = map_get(c, e, "agent")))
-			return missing(c, e, path, "agent",
-				       "where the node's agent listens, host:port, e.g. gpu01:7707");
+			return missing(
+			    c, e, path, "agent",
+			    "where the node's agent listens, host:port, e.g. gpu01:7707");
 		join(kpath, path, "agent");
 		if ((ret = get_text(c, n, kpath, nd->agent, sizeof(nd->agent))) ||
 		    (ret = check_agent(c, n, kpath, nd->agent)))
@@ -506,16 +541,18 @@ static int check_node_ref(struct pctx *c, const yaml_node_t *n, const char *path
 static int get_rail(struct pctx *c, const yaml_node_t *n, const char *path, int *rail)
 {
 	uint64_t max = c->sc->lab ? c->sc->lab_rails - 1 : SC_MAX_RAILS - 1;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
 	if ((ret = get_uint(c, n, path, 0, UINT64_MAX, &v)))
 		return ret;
 	if (v > max && c->sc->lab)
-		return perr(c, n, path, "rail %" PRIu64 " does not exist in a %u-rail lab; use 0..%" PRIu64,
-			    v, c->sc->lab_rails, max);
+		return perr(c, n, path,
+			    "rail %" PRIu64 " does not exist in a %u-rail lab; use 0..%" PRIu64, v,
+			    c->sc->lab_rails, max);
 	if (v > max)
-		return perr(c, n, path, "rail %" PRIu64 " is out of range; use 0..%" PRIu64, v, max);
+		return perr(c, n, path, "rail %" PRIu64 " is out of range; use 0..%" PRIu64, v,
+			    max);
 	*rail = (int)v;
 	return 0;
 }
@@ -524,19 +561,21 @@ static int parse_qp(struct pctx *c, yaml_node_t *qp, struct sc_workload *w)
 {
 	static const char *const keys[] = {"timeout", "retry_cnt", NULL};
 	yaml_node_t *n;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
-	if ((ret = want_map(c, qp, "workload.qp")) || (ret = check_keys(c, qp, "workload.qp", keys)))
+	if ((ret = want_map(c, qp, "workload.qp")) ||
+	    (ret = check_keys(c, qp, "workload.qp", keys)))
 		return ret;
 	if ((n = map_get(c, qp, "timeout"))) {
 		if ((ret = get_uint(c, n, "workload.qp.timeout", 0, 31, &v)))
 			return ret;
 		if (v == 0)
-			return perr(c, n, "workload.qp.timeout",
-				    "0 disables the retransmit timer, so one lost packet hangs the QP "
-				    "forever; use 1..31 (the period is 4.096 us x 2^timeout, 14 is "
-				    "about 67 ms)");
+			return perr(
+			    c, n, "workload.qp.timeout",
+			    "0 disables the retransmit timer, so one lost packet hangs the QP "
+			    "forever; use 1..31 (the period is 4.096 us x 2^timeout, 14 is "
+			    "about 67 ms)");
 		w->qp_timeout = (unsigned int)v;
 	}
 	if ((n = map_get(c, qp, "retry_cnt"))) {
@@ -560,9 +599,11 @@ static int parse_rails(struct pctx *c, yaml_node_t *seq, struct sc_workload *w)
 		return ret;
 	nr = (unsigned int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
 	if (!nr)
-		return perr(c, seq, "workload.rails", "is empty; list at least one rail, e.g. [0, 1]");
+		return perr(c, seq, "workload.rails",
+			    "is empty; list at least one rail, e.g. [0, 1]");
 	if (nr > SC_MAX_RAILS)
-		return perr(c, seq, "workload.rails", "lists %u rails; at most %d", nr, SC_MAX_RAILS);
+		return perr(c, seq, "workload.rails", "lists %u rails; at most %d", nr,
+			    SC_MAX_RAILS);
 	for (i = 0; i < nr; i++) {
 		yaml_node_t *n = ynode(c, seq->data.sequence.items.start[i]);
 
@@ -579,13 +620,13 @@ static int parse_rails(struct pctx *c, yaml_node_t *seq, struct sc_workload *w)
 
 static int parse_workload(struct pctx *c, yaml_node_t *wl)
 {
-	static const char *const keys[] = {"kind",  "from",	"to",	    "op",
+	static const char *const keys[] = {"kind",     "from",	      "to",    "op",
 					   "msg_size", "queue_depth", "rails", "qp",
-					   "interval", "port",	NULL};
+					   "interval", "port",	      NULL};
 	struct sc_workload *w = &c->sc->workload;
 	char buf[64];
 	yaml_node_t *n;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
 	strcpy(w->kind, "rdma_stream");
@@ -605,11 +646,12 @@ static int parse_workload(struct pctx *c, yaml_node_t *wl)
 		if ((ret = get_text(c, n, "workload.kind", w->kind, sizeof(w->kind))))
 			return ret;
 		if (strcmp(w->kind, "rdma_stream"))
-			return perr(c, n, "workload.kind", "\"%s\" is not a workload; use rdma_stream",
-				    w->kind);
+			return perr(c, n, "workload.kind",
+				    "\"%s\" is not a workload; use rdma_stream", w->kind);
 	}
 	if (!(n = map_get(c, wl, "from")))
-		return missing(c, wl, "workload", "from", "name the client node, e.g. from: node-a");
+		return missing(c, wl, "workload", "from",
+			       "name the client node, e.g. from: node-a");
 	if ((ret = get_text(c, n, "workload.from", w->from, sizeof(w->from))) ||
 	    (ret = check_node_ref(c, n, "workload.from", w->from)))
 		return ret;
@@ -619,9 +661,10 @@ static int parse_workload(struct pctx *c, yaml_node_t *wl)
 	    (ret = check_node_ref(c, n, "workload.to", w->to)))
 		return ret;
 	if (!strcmp(w->from, w->to))
-		return perr(c, n, "workload.to",
-			    "\"%s\" is also the client (from); the stream needs two different nodes",
-			    w->to);
+		return perr(
+		    c, n, "workload.to",
+		    "\"%s\" is also the client (from); the stream needs two different nodes",
+		    w->to);
 	if ((n = map_get(c, wl, "op"))) {
 		if ((ret = get_text(c, n, "workload.op", buf, sizeof(buf))))
 			return ret;
@@ -630,20 +673,19 @@ static int parse_workload(struct pctx *c, yaml_node_t *wl)
 		else if (!strcmp(buf, "send"))
 			w->op = SC_OP_SEND;
 		else
-			return perr(c, n, "workload.op", "\"%s\" is not an operation; use write or send",
-				    buf);
+			return perr(c, n, "workload.op",
+				    "\"%s\" is not an operation; use write or send", buf);
 	}
 	if ((n = map_get(c, wl, "msg_size"))) {
 		if ((ret = want_scalar(c, n, "workload.msg_size")))
 			return ret;
 		if (rc_parse_size(scalar(n), &v))
 			return perr(c, n, "workload.msg_size",
-				    "\"%s\" is not a size; write e.g. 4096, 64KiB, 1MiB", scalar(n));
+				    "\"%s\" is not a size; write e.g. 4096, 64KiB, 1MiB",
+				    scalar(n));
 		if (v < 64 || v > 16 * 1024 * 1024)
 			return perr(c, n, "workload.msg_size",
-				    "%s is out of range; use 64 B..16 MiB (each message carries a "
-				    "16-byte header)",
-				    scalar(n));
+				    "%s is out of range; use 64 B..16 MiB", scalar(n));
 		w->msg_size = v;
 	}
 	if ((n = map_get(c, wl, "queue_depth"))) {
@@ -659,8 +701,8 @@ static int parse_workload(struct pctx *c, yaml_node_t *wl)
 		if ((ret = get_duration(c, n, "workload.interval", &v)))
 			return ret;
 		if (v < 10 || v > 10000)
-			return perr(c, n, "workload.interval",
-				    "%s is out of range; use 10ms..10s", fmt_dur(v, buf, sizeof(buf)));
+			return perr(c, n, "workload.interval", "%s is out of range; use 10ms..10s",
+				    fmt_dur(v, buf, sizeof(buf)));
 		w->interval_ms = v;
 	}
 	if ((n = map_get(c, wl, "port"))) {
@@ -714,7 +756,7 @@ static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struc
 	static const char *const keys[] = {"node", "rail", "netdev", "device", "port", NULL};
 	char path[SC_PATH_LEN], kpath[SC_PATH_LEN];
 	yaml_node_t *n, *rail, *netdev, *device;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret, nr_set;
 
 	join(path, fpath, "target");
@@ -776,10 +818,10 @@ static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struc
 static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
 			const struct inj_spec *spec, struct sc_fault *f)
 {
-	char path[SC_PATH_LEN], kpath[SC_PATH_LEN], list[128], b1[32], b2[32], b3[32];
+	char path[SC_PATH_LEN], kpath[SC_PATH_LEN], list[128], b1[32], b2[32];
 	yaml_node_pair_t *p;
-	uint64_t vals[8];
-	bool given[8] = {false};
+	uint64_t vals[SC_MAX_PARAMS] = {0};
+	bool given[SC_MAX_PARAMS] = {false};
 	unsigned int i;
 	size_t off = 0;
 	int ret;
@@ -806,9 +848,11 @@ static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, cons
 					break;
 			if (i == spec->nr_params) {
 				if (!spec->nr_params)
-					return perr(c, k, kpath, "unknown key; %s takes no parameters",
+					return perr(c, k, kpath,
+						    "unknown key; %s takes no parameters",
 						    spec->name);
-				return perr(c, k, kpath, "unknown key; %s takes: %s", spec->name, list);
+				return perr(c, k, kpath, "unknown key; %s takes: %s", spec->name,
+					    list);
 			}
 			if (given[i])
 				return perr(c, k, kpath, "given twice");
@@ -836,41 +880,55 @@ static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, cons
 				return r;
 			if (ps->type == PT_DURATION && vals[i] < ps->min)
 				return perr(c, n, kpath, "must be longer than 0");
+			if (ps->type == PT_DURATION && vals[i] > ps->max)
+				return perr(c, n, kpath, "%s is out of range; use at most %s",
+					    fmt_dur(vals[i], b1, sizeof(b1)),
+					    fmt_dur(ps->max, b2, sizeof(b2)));
 			given[i] = true;
 		}
 		if (json_object_set_new(f->params, ps->json_key, json_integer((json_int_t)vals[i])))
 			return -ENOMEM;
 	}
-	if (!strcmp(spec->name, "port_flap")) {
-		/* table order: count, down, up, jitter, seed */
-		uint64_t count = vals[0], down = vals[1], up = vals[2], jitter = vals[3];
-		uint64_t shortest = down < up ? down : up;
-		yaml_node_t *n;
+	return spec->check ? spec->check(c, fmap, pm, fpath, vals, given, f) : 0;
+}
 
-		if (given[3] && jitter && jitter >= shortest) {
-			join(kpath, path, "jitter");
-			return perr(c, map_get(c, pm, "jitter"), kpath,
-				    "%s must be shorter than both down (%s) and up (%s), so no phase "
-				    "can shrink to nothing",
-				    fmt_dur(jitter, b1, sizeof(b1)), fmt_dur(down, b2, sizeof(b2)),
-				    fmt_dur(up, b3, sizeof(b3)));
-		}
-		if (!f->duration_ms) {
-			f->duration_ms = count * (down + up);
-		} else if (f->duration_ms < count * (down + up)) {
-			char b4[32];
+/* Jitter against the periods, and the flap's duration (see docs/SCENARIOS.md). */
+static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
+			   const uint64_t *vals, const bool *given, struct sc_fault *f)
+{
+	uint64_t count = vals[FLAP_COUNT], down = vals[FLAP_DOWN], up = vals[FLAP_UP];
+	uint64_t jitter = vals[FLAP_JITTER], shortest = down < up ? down : up;
+	/*
+	 * Each of the 2 x count periods moves by up to +-jitter, so the last up
+	 * comes at the latest at count x down + (count - 1) x up + (2 x count - 1)
+	 * x jitter. The fault lasts count x (down + up), or until that last up
+	 * plus its drift when the drift is longer than one up period.
+	 */
+	uint64_t drift = (2 * count - 1) * jitter;
+	uint64_t need = count * down + (count - 1) * up + (drift > up ? drift : up);
+	char kpath[SC_PATH_LEN], b1[32], b2[32], b3[32], b4[32];
 
-			n = map_get(c, fmap, "duration");
-			join(kpath, fpath, "duration");
-			return perr(c, n, kpath,
-				    "%s is shorter than the flaps it must hold (count %" PRIu64
-				    " x (down %s + up %s) = %s); leave it out or give at least that",
-				    fmt_dur(f->duration_ms, b1, sizeof(b1)), count,
-				    fmt_dur(down, b2, sizeof(b2)), fmt_dur(up, b3, sizeof(b3)),
-				    fmt_dur(count * (down + up), b4, sizeof(b4)));
-		}
+	if (given[FLAP_JITTER] && jitter && jitter >= shortest) {
+		path_fit(kpath, snprintf(kpath, sizeof(kpath), "%s.params.jitter", fpath));
+		return perr(c, map_get(c, pm, "jitter"), kpath,
+			    "%s must be shorter than both down (%s) and up (%s), so no phase "
+			    "can shrink to nothing",
+			    fmt_dur(jitter, b1, sizeof(b1)), fmt_dur(down, b2, sizeof(b2)),
+			    fmt_dur(up, b3, sizeof(b3)));
 	}
-	return 0;
+	if (!f->duration_ms) {
+		f->duration_ms = need;
+		return 0;
+	}
+	if (f->duration_ms >= need)
+		return 0;
+	path_fit(kpath, snprintf(kpath, sizeof(kpath), "%s.duration", fpath));
+	return perr(c, map_get(c, fmap, "duration"), kpath,
+		    "%s is shorter than the flaps it must hold (%" PRIu64
+		    " x (down %s + up %s)%s = %s); leave it out or give at least that",
+		    fmt_dur(f->duration_ms, b1, sizeof(b1)), count, fmt_dur(down, b2, sizeof(b2)),
+		    fmt_dur(up, b3, sizeof(b3)), drift > up ? ", plus jitter drift" : "",
+		    fmt_dur(need, b4, sizeof(b4)));
 }
 
 static void target_desc(const struct sc_target *t, char *buf, size_t len)
@@ -891,8 +949,8 @@ static bool same_target(const struct sc_target *a, const struct sc_target *b)
 
 static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 {
-	static const char *const keys[] = {"name",	 "at",	     "injector",
-					   "target", "duration", "params", NULL};
+	static const char *const keys[] = {"name",     "at",	 "injector", "target",
+					   "duration", "params", NULL};
 	struct scenario *sc = c->sc;
 	struct sc_fault *f = &sc->faults[idx];
 	const struct inj_spec *spec;
@@ -907,7 +965,8 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 		return ret;
 	f->line = (int)node_line(fm);
 	if (!(n = map_get(c, fm, "name")))
-		return missing(c, fm, path, "name", "every fault needs a name (its id in the report)");
+		return missing(c, fm, path, "name",
+			       "every fault needs a name (its id in the report)");
 	join(kpath, path, "name");
 	if ((ret = get_name(c, n, kpath, f->name, sizeof(f->name), "it is the fault's id")))
 		return ret;
@@ -926,7 +985,8 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 		return perr(c, n, kpath,
 			    "%s falls inside the steady state (warmup %s + baseline %s); the "
 			    "baseline must be measured before any fault, so use at >= %s",
-			    fmt_dur(f->at_ms, b1, sizeof(b1)), fmt_dur(sc->warmup_ms, b2, sizeof(b2)),
+			    fmt_dur(f->at_ms, b1, sizeof(b1)),
+			    fmt_dur(sc->warmup_ms, b2, sizeof(b2)),
 			    fmt_dur(sc->baseline_ms, b3, sizeof(b3)),
 			    fmt_dur(sc->warmup_ms + sc->baseline_ms, b4, sizeof(b4)));
 	if (!(n = map_get(c, fm, "injector")))
@@ -975,14 +1035,15 @@ static int check_overlaps(struct pctx *c, yaml_node_t *seq)
 				continue;
 			snprintf(path, sizeof(path), "faults[%u].at", j);
 			target_desc(&fj->target, tdesc, sizeof(tdesc));
-			return perr(c, map_get(c, fm, "at"), path,
-				    "\"%s\" (%s-%s) overlaps \"%s\" (%s-%s) on the same target (%s); "
-				    "start it at or after %s",
-				    fj->name, fmt_dur(fj->at_ms, b[0], 32),
-				    fmt_dur(fj->at_ms + fj->duration_ms, b[1], 32), fi->name,
-				    fmt_dur(fi->at_ms, b[2], 32),
-				    fmt_dur(fi->at_ms + fi->duration_ms, b[3], 32), tdesc,
-				    fmt_dur(fi->at_ms + fi->duration_ms, b5, sizeof(b5)));
+			return perr(
+			    c, map_get(c, fm, "at"), path,
+			    "\"%s\" (%s-%s) overlaps \"%s\" (%s-%s) on the same target (%s); "
+			    "start it at or after %s",
+			    fj->name, fmt_dur(fj->at_ms, b[0], 32),
+			    fmt_dur(fj->at_ms + fj->duration_ms, b[1], 32), fi->name,
+			    fmt_dur(fi->at_ms, b[2], 32),
+			    fmt_dur(fi->at_ms + fi->duration_ms, b[3], 32), tdesc,
+			    fmt_dur(fi->at_ms + fi->duration_ms, b5, sizeof(b5)));
 		}
 	}
 	return 0;
@@ -1048,7 +1109,8 @@ static int parse_within(struct pctx *c, yaml_node_t *m, const char *path, uint64
 	yaml_node_t *n = map_get(c, m, "within");
 
 	if (!n)
-		return missing(c, m, path, "within", "the longest acceptable time, e.g. within: 5s");
+		return missing(c, m, path, "within",
+			       "the longest acceptable time, e.g. within: 5s");
 	join(kpath, path, "within");
 	return get_duration_pos(c, n, kpath, ms);
 }
@@ -1062,7 +1124,7 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 	static const char *const int_keys[] = {"lost", "corrupted", NULL};
 	struct sc_expect *e = &c->sc->expect;
 	yaml_node_t *m, *n;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret;
 
 	e->recovery_ratio = 0.8;
@@ -1073,8 +1135,9 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 		return ret;
 
 	if (!(m = map_get(c, ex, "detection")))
-		return missing(c, ex, "expect", "detection",
-			       "e.g. detection: {within: 5s, signals: [workload_error, port_event]}");
+		return missing(
+		    c, ex, "expect", "detection",
+		    "e.g. detection: {within: 5s, signals: [workload_error, port_event]}");
 	if ((ret = want_map(c, m, "expect.detection")) ||
 	    (ret = check_keys(c, m, "expect.detection", det_keys)) ||
 	    (ret = parse_within(c, m, "expect.detection", &e->detection_within_ms)))
@@ -1101,13 +1164,15 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 	    (ret = parse_within(c, m, "expect.recovery", &e->recovery_within_ms)))
 		return ret;
 	if ((n = map_get(c, m, "throughput_ratio"))) {
-		if ((ret = get_double(c, n, "expect.recovery.throughput_ratio", &e->recovery_ratio)))
+		if ((ret =
+			 get_double(c, n, "expect.recovery.throughput_ratio", &e->recovery_ratio)))
 			return ret;
 		if (!(e->recovery_ratio > 0 && e->recovery_ratio <= 1))
-			return perr(c, n, "expect.recovery.throughput_ratio",
-				    "%s is out of range; use a fraction of the baseline above 0 and "
-				    "at most 1, e.g. 0.8",
-				    scalar(n));
+			return perr(
+			    c, n, "expect.recovery.throughput_ratio",
+			    "%s is out of range; use a fraction of the baseline above 0 and "
+			    "at most 1, e.g. 0.8",
+			    scalar(n));
 	}
 	if ((n = map_get(c, m, "sustain")) &&
 	    (ret = get_duration(c, n, "expect.recovery.sustain", &e->recovery_sustain_ms)))
@@ -1133,9 +1198,8 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 
 static int parse_root(struct pctx *c, yaml_node_t *root)
 {
-	static const char *const keys[] = {"name",	   "description", "owner",  "lab",
-					   "nodes",	   "workload",	  "steady_state", "faults",
-					   "expect",	   NULL};
+	static const char *const keys[] = {"name",     "description",  "owner",	 "lab",	   "nodes",
+					   "workload", "steady_state", "faults", "expect", NULL};
 	struct scenario *sc = c->sc;
 	yaml_node_t *n, *lab, *nodes, *ss;
 	int ret;
@@ -1146,10 +1210,11 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 	if ((ret = check_keys(c, root, "", keys)))
 		return ret;
 	if (!(n = map_get(c, root, "name")))
-		return missing(c, root, "", "name",
-			       "every scenario needs a name ([A-Za-z0-9._-]+, used in folder names)");
-	if ((ret = get_name(c, n, "name", sc->name, sizeof(sc->name),
-			    "it is used in folder names")))
+		return missing(
+		    c, root, "", "name",
+		    "every scenario needs a name ([A-Za-z0-9._-]+, used in folder names)");
+	if ((ret =
+		 get_name(c, n, "name", sc->name, sizeof(sc->name), "it is used in folder names")))
 		return ret;
 	if ((n = map_get(c, root, "description")) &&
 	    (ret = get_text(c, n, "description", sc->description, sizeof(sc->description))))
@@ -1233,13 +1298,24 @@ static int yaml_error(const char *name, const char *text, size_t len, const yaml
 			 offset_line(text, len, p->problem_offset), p->problem, p->problem_offset);
 		return -EINVAL;
 	default:
+		if (p->problem_mark.index < len && text[p->problem_mark.index] == '\t' &&
+		    p->problem && !strstr(p->problem, "tab")) {
+			snprintf(err, errlen,
+				 "%s:%zu: YAML syntax error: %s (YAML indents with spaces, "
+				 "not tabs)",
+				 name, p->problem_mark.line + 1,
+				 p->problem ? p->problem : "unknown problem");
+			return -EINVAL;
+		}
 		if (p->context)
-			snprintf(err, errlen, "%s:%zu: YAML syntax error: %s (%s on line %zu)", name,
-				 p->problem_mark.line + 1, p->problem ? p->problem : "unknown problem",
-				 p->context, p->context_mark.line + 1);
+			snprintf(err, errlen, "%s:%zu: YAML syntax error: %s (%s on line %zu)",
+				 name, p->problem_mark.line + 1,
+				 p->problem ? p->problem : "unknown problem", p->context,
+				 p->context_mark.line + 1);
 		else
 			snprintf(err, errlen, "%s:%zu: YAML syntax error: %s", name,
-				 p->problem_mark.line + 1, p->problem ? p->problem : "unknown problem");
+				 p->problem_mark.line + 1,
+				 p->problem ? p->problem : "unknown problem");
 		return -EINVAL;
 	}
 }
@@ -1274,8 +1350,8 @@ int scenario_parse(const char *name, const char *text, size_t len, struct scenar
 	have_doc = true;
 	root = yaml_document_get_root_node(&doc);
 	if (!root) {
-		snprintf(err, errlen, "%s:1: the file holds no YAML; a scenario starts with name: ...",
-			 name);
+		snprintf(err, errlen,
+			 "%s:1: the file holds no YAML; a scenario starts with name: ...", name);
 		ret = -EINVAL;
 		goto out_doc;
 	}
@@ -1285,7 +1361,8 @@ int scenario_parse(const char *name, const char *text, size_t len, struct scenar
 		goto out_doc;
 	}
 	if (yaml_document_get_root_node(&extra)) {
-		snprintf(err, errlen, "%s:%zu: a scenario file holds one YAML document; remove the "
+		snprintf(err, errlen,
+			 "%s:%zu: a scenario file holds one YAML document; remove the "
 			 "second one (after ---)",
 			 name, extra.start_mark.line + 1);
 		yaml_document_delete(&extra);

@@ -56,6 +56,12 @@ struct inj_fault {
 	const struct inj_env *env;
 	void *priv;             /* injector state, freed by cleanup */
 	char err[INJ_ERR_LEN];
+	/*
+	 * Set by the agent around revert: the injector appends one sentence per
+	 * change it made or found already made, e.g. "rail0: set up (was up)".
+	 * Owned by the agent; NULL when nobody collects them.
+	 */
+	json_t *actions;
 };
 
 struct injector {

@@ -35,7 +35,23 @@ fail() {
 	idle_forever
 }
 
-uptime_s() { cut -d' ' -f1 /proc/uptime; }
+uptime_s() {
+	local u _
+	read -r u _ </proc/uptime
+	echo "$u"
+}
+
+listening() { # TCP port: is something listening on it? (/proc/net, no exec)
+	local hex f sl local_addr rem st _
+	hex=$(printf '%04X' "$1")
+	for f in /proc/net/tcp /proc/net/tcp6; do
+		[ -r "$f" ] || continue
+		while read -r sl local_addr rem st _; do
+			[ "$st" = 0A ] && [ "${local_addr##*:}" = "$hex" ] && return 0
+		done <"$f"
+	done
+	return 1
+}
 
 [ -r "$SHARE/node.conf" ] || fail "no $SHARE/node.conf"
 # node.conf (written by lab.sh): NODE_NAME NODE_INDEX RAILS KERNEL_DIR CTL_MAC RAIL_MACS
@@ -56,12 +72,14 @@ chmod 755 /run/rdmachaos/bin/modprobe
 # Kernel-requested modules (e.g. tc asking for sch_netem) go through the same wrapper.
 echo /run/rdmachaos/bin/modprobe >/proc/sys/kernel/modprobe
 
-for m in virtio_net crc32_generic ib_core ib_uverbs rdma_rxe configfs iw_cm ib_cm rdma_cm rdma_ucm; do
-	modprobe "$m" || fail "modprobe $m"
-done
-for m in sch_netem sch_tbf sch_plug sch_prio cls_u32 cls_flower act_gact veth; do
-	modprobe "$m" 2>/dev/null || log "optional module $m not loaded"
-done
+# One modprobe call per group: each call reads the module indexes over 9p, which is slow under TCG.
+# crc32_generic must come before rdma_rxe (else "rdma_rxe: failed to add": ENOENT).
+modprobe -a virtio_net crc32_generic ib_core ib_uverbs rdma_rxe configfs iw_cm ib_cm rdma_cm rdma_ucm ||
+	fail "modprobe of the NIC/RDMA modules failed"
+# For fault injectors later (netem, tbf, plug, u32/flower, gact); optional.
+modprobe -a sch_netem sch_tbf sch_plug sch_prio cls_u32 cls_flower act_gact veth 2>/dev/null ||
+	log "some optional tc modules were not loaded"
+log "modules loaded at $(uptime_s) s"
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || log "cgroup2 not mounted"
 mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
 
@@ -72,47 +90,56 @@ read -r -a rail_macs <<<"$RAIL_MACS"
 read -r -a rail_addrs <<<"$RAIL_ADDRS"
 for ((r = 0; r < RAILS; r++)); do want[${rail_macs[r]}]=rail$r; done
 
-for _ in $(seq 50); do
-	n=0
+# (bash builtins only in these loops: every exec of a tool is a 9p round trip under TCG)
+declare -A have
+for ((t = 0; t < 100; t++)); do
+	have=()
 	for d in /sys/class/net/*; do
-		mac=$(cat "$d/address" 2>/dev/null) || continue
-		[ -n "${want[$mac]:-}" ] && n=$((n + 1))
+		read -r mac <"$d/address" 2>/dev/null || continue
+		[ -n "${want[$mac]:-}" ] && have[$mac]=${d##*/}
 	done
-	[ "$n" -eq $((RAILS + 1)) ] && break
+	[ "${#have[@]}" -eq "${#want[@]}" ] && break
 	sleep 0.1
 done
-[ "$n" -eq $((RAILS + 1)) ] || fail "found $n of $((RAILS + 1)) NICs ($(ls /sys/class/net | tr '\n' ' '))"
+[ "${#have[@]}" -eq "${#want[@]}" ] ||
+	fail "found ${#have[@]} of ${#want[@]} NICs by MAC (have: $(echo /sys/class/net/*))"
 
 # Two phases so that a wanted name held by another NIC never collides.
-for d in /sys/class/net/*; do
-	ifc=${d##*/}
-	mac=$(cat "$d/address" 2>/dev/null) || continue
-	[ -n "${want[$mac]:-}" ] || continue
-	ip link set dev "$ifc" name "tmp${mac//:/}" || fail "rename $ifc"
-done
-for mac in "${!want[@]}"; do
-	ip link set dev "tmp${mac//:/}" name "${want[$mac]}" || fail "rename to ${want[$mac]}"
-done
-
-ip link set lo up
-ip addr add 10.0.2.15/24 dev eth0 # QEMU user-net's guest address (restricted, host loopback only)
-ip link set eth0 up || fail "eth0 up"
+batch=""
+for mac in "${!have[@]}"; do batch+="link set dev ${have[$mac]} name tmp${mac//:/}"$'\n'; done
+for mac in "${!have[@]}"; do batch+="link set dev tmp${mac//:/} name ${want[$mac]}"$'\n'; done
+printf '%s' "$batch" | ip -batch - || fail "renaming NICs failed"
 
 for ((r = 0; r < RAILS; r++)); do
 	# No IPv6 on rails: keeps them quiet (no ND/MLD) and the GID table to default + IPv4.
 	echo 1 >"/proc/sys/net/ipv6/conf/rail$r/disable_ipv6" 2>/dev/null || true
-	ip addr add "${rail_addrs[r]}" dev "rail$r" || fail "address rail$r"
-	ip link set "rail$r" up || fail "rail$r up"
-	rdma link add "rxe_rail$r" type rxe netdev "rail$r" || fail "rdma link add rxe_rail$r"
 done
+batch="link set lo up
+addr add 10.0.2.15/24 dev eth0
+link set eth0 up
+"
+# eth0 gets QEMU user-net's guest address (restrict=on: it reaches only the hostfwd ports).
+rbatch=""
+for ((r = 0; r < RAILS; r++)); do
+	batch+="addr add ${rail_addrs[r]} dev rail$r"$'\n'"link set rail$r up"$'\n'
+	rbatch+="link add rxe_rail$r type rxe netdev rail$r"$'\n'
+done
+printf '%s' "$batch" | ip -batch - || fail "addressing eth0/rails failed"
+log "NICs up at $(uptime_s) s"
+printf '%s' "$rbatch" | rdma -b - || fail "rdma link add failed"
 
-for _ in $(seq 200); do
-	active=$(rdma link show 2>/dev/null | grep -c 'state ACTIVE' || true)
-	[ "$active" -ge "$RAILS" ] && break
+port_active() { # rxe device: is port 1 ACTIVE? (sysfs, no exec)
+	local st
+	read -r st <"/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && [ "$st" = "4: ACTIVE" ]
+}
+for ((t = 0; t < 200; t++)); do
+	active=0
+	for ((r = 0; r < RAILS; r++)); do port_active "rxe_rail$r" && active=$((active + 1)); done
+	[ "$active" -eq "$RAILS" ] && break
 	sleep 0.1
 done
 rdma link show
-[ "$active" -ge "$RAILS" ] || fail "only $active of $RAILS rxe ports ACTIVE"
+[ "$active" -eq "$RAILS" ] || fail "only $active of $RAILS rxe ports ACTIVE"
 log "rails up at $(uptime_s) s"
 
 # --- exec service: one command per connection (see lab/guest-exec.sh), host loopback only via hostfwd
@@ -122,7 +149,8 @@ log "exec service on :$EXEC_PORT (pid $!)"
 # --- agent: the one place that knows its command line
 start_agent() {
 	local allow
-	allow=$(seq -s, -f 'rail%g' 0 $((RAILS - 1)))
+	allow=rail0
+	for ((r = 1; r < RAILS; r++)); do allow+=",rail$r"; done
 	setsid "$REPO/build/rdmachaos-agent" \
 		--name "$NODE_NAME" \
 		--listen "0.0.0.0:$AGENT_PORT" \
@@ -131,19 +159,17 @@ start_agent() {
 		--rail-map "$allow" \
 		--log-file "$SHARE/agent.log" \
 		>>"$SHARE/agent.out" 2>&1 &
-	echo $! >"$SHARE/agent.pid"
+	agent_pid=$!
+	echo "$agent_pid" >"$SHARE/agent.pid"
 }
 
 agent=absent
 if [ "${START_AGENT:-1}" = 1 ] && [ -x "$REPO/build/rdmachaos-agent" ]; then
 	start_agent
-	agent_pid=$(cat "$SHARE/agent.pid")
 	agent=failed
-	for _ in $(seq 300); do
-		if ! kill -0 "$agent_pid" 2>/dev/null; then
-			break
-		fi
-		if [ -n "$(ss -Hltn "sport = :$AGENT_PORT" 2>/dev/null)" ]; then
+	for ((t = 0; t < 300; t++)); do # up to ~30 s
+		kill -0 "$agent_pid" 2>/dev/null || break
+		if listening "$AGENT_PORT"; then
 			agent=listening
 			break
 		fi
@@ -154,9 +180,9 @@ elif [ "${START_AGENT:-1}" != 1 ]; then
 	agent=disabled
 fi
 
-# Wait until the exec service listens before saying ready.
-for _ in $(seq 100); do
-	[ -n "$(ss -Hltn "sport = :$EXEC_PORT" 2>/dev/null)" ] && break
+# Say ready only once the exec service listens.
+for ((t = 0; t < 100; t++)); do
+	listening "$EXEC_PORT" && break
 	sleep 0.05
 done
 

@@ -36,6 +36,8 @@ if [ "$probe" = 1 ]; then
 	poweroff -f
 fi
 
+read -r up _ </proc/uptime
+echo "rdmachaos-initramfs: loading virtio/9p modules at $up s" >/dev/console
 for m in $(cat /modules/order); do
 	insmod "/modules/$m" || fail "insmod $m"
 done
@@ -56,6 +58,8 @@ mount -t 9p -o "$opts" share /newroot/run/rdmachaos-share || fail "cannot mount 
 mount -t debugfs debugfs /newroot/sys/kernel/debug 2>/dev/null
 mount -t tracefs tracefs /newroot/sys/kernel/tracing 2>/dev/null
 
+read -r up _ </proc/uptime
+echo "rdmachaos-initramfs: host root mounted at $up s" >/dev/console
 [ -n "$init" ] || fail "no rdmachaos.init= on the kernel command line"
 [ -f "/newroot$init" ] || fail "guest init $init not found in the host root"
 exec chroot /newroot /bin/bash "$init"

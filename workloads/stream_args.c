@@ -28,22 +28,22 @@ enum {
 };
 
 static const struct option ws_longopts[] = {
-	{"listen", required_argument, NULL, OPT_LISTEN},
-	{"connect", required_argument, NULL, OPT_CONNECT},
-	{"bind", required_argument, NULL, OPT_BIND},
-	{"rails", required_argument, NULL, OPT_RAILS},
-	{"port", required_argument, NULL, OPT_PORT},
-	{"op", required_argument, NULL, OPT_OP},
-	{"msg-size", required_argument, NULL, OPT_MSG_SIZE},
-	{"queue-depth", required_argument, NULL, OPT_QD},
-	{"timeout", required_argument, NULL, OPT_TIMEOUT},
-	{"retry-cnt", required_argument, NULL, OPT_RETRY},
-	{"interval-ms", required_argument, NULL, OPT_INTERVAL},
-	{"duration", required_argument, NULL, OPT_DURATION},
-	{"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
-	{"verbose", no_argument, NULL, 'v'},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"connect", required_argument, NULL, OPT_CONNECT},
+    {"bind", required_argument, NULL, OPT_BIND},
+    {"rails", required_argument, NULL, OPT_RAILS},
+    {"port", required_argument, NULL, OPT_PORT},
+    {"op", required_argument, NULL, OPT_OP},
+    {"msg-size", required_argument, NULL, OPT_MSG_SIZE},
+    {"queue-depth", required_argument, NULL, OPT_QD},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"retry-cnt", required_argument, NULL, OPT_RETRY},
+    {"interval-ms", required_argument, NULL, OPT_INTERVAL},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+    {"verbose", no_argument, NULL, 'v'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 const char *ws_op_name(enum ws_op op)
@@ -53,58 +53,59 @@ const char *ws_op_name(enum ws_op op)
 
 void ws_usage(const char *prog)
 {
-	printf("Usage: %s server --listen ADDR[,ADDR...] [options]\n"
-	       "       %s client --connect ADDR[,ADDR...] [options]\n"
-	       "\n"
-	       "An RDMA RC stream with integrity checks and multi-rail failover, for chaos drills.\n"
-	       "One rdma_cm connection (one RC QP) per rail. The client streams messages on one\n"
-	       "active rail, heartbeats the standby rails, fails over on any completion error\n"
-	       "(re-sending what had not completed) and fails back to the first rail once it\n"
-	       "has been up for 1 s. Data only ever moves over RDMA. Output: one JSON object per\n"
-	       "line on stdout (see docs/PROTOCOL.md, \"Workload lines\"); messages on stderr.\n"
-	       "\n"
-	       "Both roles:\n"
-	       "  --op write|send       write: RDMA WRITE WITH IMM into a ring of server slots;\n"
-	       "                        send: SEND into posted receives             [write]\n"
-	       "  --port N              rdma_cm port                                   [18515]\n"
-	       "  --msg-size SIZE       bytes per message incl. the 32-byte header, %llu..%llu\n"
-	       "                        (suffixes k, KiB, M, MiB); must match on both sides [65536]\n"
-	       "  --queue-depth N       client: messages in flight, 1..%d; server: the largest\n"
-	       "                        client window it accepts (it posts 2N receives and\n"
-	       "                        keeps 3N slots per connection)                   [8]\n"
-	       "  --rails ID,ID,...     rail label of each address, 0..255       [0,1,...,n-1]\n"
-	       "  --interval-ms N       period of the interval lines, 10..60000           [100]\n"
-	       "  --duration D          stop after D (30, 30s, 500ms, 2m); 0 = until SIGINT or\n"
-	       "                        SIGTERM                                           [0]\n"
-	       "  -v, --verbose         debug messages on stderr\n"
-	       "  -h, --help            this text\n"
-	       "\n"
-	       "Server:\n"
-	       "  --listen ADDR,...     local address of each rail (rail index = position);\n"
-	       "                        accepts (re)connections on every rail at any time\n"
-	       "\n"
-	       "Client:\n"
-	       "  --connect ADDR,...    the server's address on each rail; all must connect at\n"
-	       "                        start, the first is the preferred (active) rail\n"
-	       "  --bind ADDR,...       local source address of each rail     [routing decides]\n"
-	       "  --timeout N           QP local ACK timeout exponent, 4.096 us * 2^N, 1..31\n"
-	       "                        (0 would disable retransmission: refused)         [14]\n"
-	       "  --retry-cnt N         QP transport retry count, 0..7; 7 means retry forever\n"
-	       "                        on Soft-RoCE (a dead link never errors)            [6]\n"
-	       "  --connect-timeout D   start-up deadline for every rail to connect       [15s]\n"
-	       "\n"
-	       "Exit status: 0 after a clean stop, 1 on a start-up or fatal error, 2 on bad usage.\n"
-	       "\n"
-	       "Example (node-b serves two rails, node-a streams 64 KiB writes for 30 s):\n"
-	       "  node-b$ %s server --listen 192.0.2.2,192.0.2.66 --op write\n"
-	       "  node-a$ %s client --connect 192.0.2.2,192.0.2.66 --rails 0,1 --op write \\\n"
-	       "              --msg-size 64KiB --queue-depth 8 --timeout 14 --retry-cnt 6 \\\n"
-	       "              --duration 30\n",
-	       prog, prog, WS_MSG_SIZE_MIN, WS_MSG_SIZE_MAX, WS_QD_MAX, prog, prog);
+	printf(
+	    "Usage: %s server --listen ADDR[,ADDR...] [options]\n"
+	    "       %s client --connect ADDR[,ADDR...] [options]\n"
+	    "\n"
+	    "An RDMA RC stream with integrity checks and multi-rail failover, for chaos drills.\n"
+	    "One rdma_cm connection (one RC QP) per rail. The client streams messages on one\n"
+	    "active rail, heartbeats the standby rails, fails over on any completion error\n"
+	    "(re-sending what had not completed) and fails back to the first rail once it\n"
+	    "has been up for 1 s. Data only ever moves over RDMA. Output: one JSON object per\n"
+	    "line on stdout (see docs/PROTOCOL.md, \"Workload lines\"); messages on stderr.\n"
+	    "\n"
+	    "Both roles:\n"
+	    "  --op write|send       write: RDMA WRITE WITH IMM into a ring of server slots;\n"
+	    "                        send: SEND into posted receives             [write]\n"
+	    "  --port N              rdma_cm port                                   [18515]\n"
+	    "  --msg-size SIZE       bytes per message incl. the 32-byte header, %llu..%llu\n"
+	    "                        (suffixes k, KiB, M, MiB); must match on both sides [65536]\n"
+	    "  --queue-depth N       client: messages in flight, 1..%d; server: the largest\n"
+	    "                        client window it accepts (it posts 2N receives and\n"
+	    "                        keeps 3N slots per connection)                   [8]\n"
+	    "  --rails ID,ID,...     rail label of each address, 0..255       [0,1,...,n-1]\n"
+	    "  --interval-ms N       period of the interval lines, 10..60000           [100]\n"
+	    "  --duration D          stop after D (30, 30s, 500ms, 2m); 0 = until SIGINT or\n"
+	    "                        SIGTERM                                           [0]\n"
+	    "  -v, --verbose         debug messages on stderr\n"
+	    "  -h, --help            this text\n"
+	    "\n"
+	    "Server:\n"
+	    "  --listen ADDR,...     local address of each rail (rail index = position);\n"
+	    "                        accepts (re)connections on every rail at any time\n"
+	    "\n"
+	    "Client:\n"
+	    "  --connect ADDR,...    the server's address on each rail; all must connect at\n"
+	    "                        start, the first is the preferred (active) rail\n"
+	    "  --bind ADDR,...       local source address of each rail     [routing decides]\n"
+	    "  --timeout N           QP local ACK timeout exponent, 4.096 us * 2^N, 1..31\n"
+	    "                        (0 would disable retransmission: refused)         [14]\n"
+	    "  --retry-cnt N         QP transport retry count, 0..7; 7 means retry forever\n"
+	    "                        on Soft-RoCE (a dead link never errors)            [6]\n"
+	    "  --connect-timeout D   start-up deadline for every rail to connect       [15s]\n"
+	    "\n"
+	    "Exit status: 0 after a clean stop, 1 on a start-up or fatal error, 2 on bad usage.\n"
+	    "\n"
+	    "Example (node-b serves two rails, node-a streams 64 KiB writes for 30 s):\n"
+	    "  node-b$ %s server --listen 192.0.2.2,192.0.2.66 --op write\n"
+	    "  node-a$ %s client --connect 192.0.2.2,192.0.2.66 --rails 0,1 --op write \\\n"
+	    "              --msg-size 64KiB --queue-depth 8 --timeout 14 --retry-cnt 6 \\\n"
+	    "              --duration 30\n",
+	    prog, prog, WS_MSG_SIZE_MIN, WS_MSG_SIZE_MAX, WS_QD_MAX, prog, prog);
 }
 
 static int ws_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int ws_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -179,7 +180,7 @@ static void ws_defaults(struct ws_opts *o)
 struct ws_seen {
 	int listen, connect, bind, rails, timeout, retry, connect_timeout;
 	int nbind, nrails;
-	char rails[WS_MAX_RAILS][WS_ADDR_MAX];
+	char rail_ids[WS_MAX_RAILS][WS_ADDR_MAX];
 };
 
 static int ws_check_rails(struct ws_opts *o, struct ws_seen *seen, char *err, size_t errlen)
@@ -194,10 +195,10 @@ static int ws_check_rails(struct ws_opts *o, struct ws_seen *seen, char *err, si
 				       "per address",
 				       seen->nrails, o->nrails);
 		for (i = 0; i < seen->nrails; i++) {
-			if (ws_parse_uint(seen->rails[i], 0, 255, &v))
+			if (ws_parse_uint(seen->rail_ids[i], 0, 255, &v))
 				return ws_fail(err, errlen,
 					       "--rails: \"%s\" is not a rail id (0..255)",
-					       seen->rails[i]);
+					       seen->rail_ids[i]);
 			o->rail_id[i] = (int)v;
 			for (j = 0; j < i; j++)
 				if (o->rail_id[j] == o->rail_id[i])
@@ -257,6 +258,10 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 		ws_usage(argv[0]);
 		return 1;
 	}
+	if (argv[1][0] == '-')
+		return ws_fail(err, errlen,
+			       "missing role: the first argument is server or client, not \"%s\"",
+			       argv[1]);
 	if (!strcmp(argv[1], "server"))
 		o->role = WS_ROLE_SERVER;
 	else if (!strcmp(argv[1], "client"))
@@ -288,14 +293,14 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 			break;
 		case OPT_RAILS:
 			seen.rails = 1;
-			ret = ws_split("rails", optarg, seen.rails, &seen.nrails, err, errlen);
+			ret = ws_split("rails", optarg, seen.rail_ids, &seen.nrails, err, errlen);
 			if (ret)
 				return ret;
 			break;
 		case OPT_PORT:
 			if (ws_parse_uint(optarg, 1, 65535, &v))
-				return ws_fail(err, errlen, "--port: \"%s\" is not a port (1..65535)",
-					       optarg);
+				return ws_fail(err, errlen,
+					       "--port: \"%s\" is not a port (1..65535)", optarg);
 			o->port = (uint16_t)v;
 			break;
 		case OPT_OP:
@@ -304,14 +309,16 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 			else if (!strcmp(optarg, "send"))
 				o->op = WS_OP_SEND;
 			else
-				return ws_fail(err, errlen, "--op: \"%s\": use write or send", optarg);
+				return ws_fail(err, errlen, "--op: \"%s\": use write or send",
+					       optarg);
 			break;
 		case OPT_MSG_SIZE:
 			if (rc_parse_size(optarg, &u) || u < WS_MSG_SIZE_MIN || u > WS_MSG_SIZE_MAX)
-				return ws_fail(err, errlen,
-					       "--msg-size: \"%s\" is not a size in %llu..%llu bytes "
-					       "(e.g. 4096, 64KiB, 1MiB)",
-					       optarg, WS_MSG_SIZE_MIN, WS_MSG_SIZE_MAX);
+				return ws_fail(
+				    err, errlen,
+				    "--msg-size: \"%s\" is not a size in %llu..%llu bytes "
+				    "(e.g. 4096, 64KiB, 1MiB)",
+				    optarg, WS_MSG_SIZE_MIN, WS_MSG_SIZE_MAX);
 			o->msg_size = (uint32_t)u;
 			break;
 		case OPT_QD:
@@ -341,15 +348,17 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 		case OPT_INTERVAL:
 			if (ws_parse_uint(optarg, 10, 60000, &v))
 				return ws_fail(err, errlen,
-					       "--interval-ms: \"%s\" is not in 10..60000 (ms)", optarg);
+					       "--interval-ms: \"%s\" is not in 10..60000 (ms)",
+					       optarg);
 			o->interval_ms = (uint32_t)v;
 			break;
 		case OPT_DURATION:
 			if (rc_parse_duration_ms(optarg, &u))
-				return ws_fail(err, errlen,
-					       "--duration: \"%s\" is not a duration (30, 30s, 500ms, "
-					       "2m; 0 = until a signal)",
-					       optarg);
+				return ws_fail(
+				    err, errlen,
+				    "--duration: \"%s\" is not a duration (30, 30s, 500ms, "
+				    "2m; 0 = until a signal)",
+				    optarg);
 			o->duration_ms = u;
 			break;
 		case OPT_CONNECT_TIMEOUT:

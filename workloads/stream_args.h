@@ -28,17 +28,17 @@ struct ws_opts {
 	enum ws_role role;
 	enum ws_op op;
 	int nrails;
-	char addr[WS_MAX_RAILS][WS_ADDR_MAX];	/* --listen or --connect, one per rail */
-	char bind[WS_MAX_RAILS][WS_ADDR_MAX];	/* --bind, client only; "" = let routing choose */
-	int rail_id[WS_MAX_RAILS];		/* --rails: the label of each position */
+	char addr[WS_MAX_RAILS][WS_ADDR_MAX]; /* --listen or --connect, one per rail */
+	char bind[WS_MAX_RAILS][WS_ADDR_MAX]; /* --bind, client only; "" = let routing choose */
+	int rail_id[WS_MAX_RAILS];	      /* --rails: the label of each position */
 	uint16_t port;
-	uint32_t msg_size;			/* whole message, header included */
+	uint32_t msg_size; /* whole message, header included */
 	uint32_t queue_depth;
-	uint8_t ack_timeout;			/* --timeout: 4.096 us * 2^N */
+	uint8_t ack_timeout; /* --timeout: 4.096 us * 2^N */
 	uint8_t retry_cnt;
 	uint32_t interval_ms;
-	uint64_t duration_ms;			/* 0 = until SIGINT/SIGTERM */
-	uint64_t connect_timeout_ms;		/* client start-up: every rail must connect by then */
+	uint64_t duration_ms;	     /* 0 = until SIGINT/SIGTERM */
+	uint64_t connect_timeout_ms; /* client start-up: every rail must connect by then */
 	bool verbose;
 };
 

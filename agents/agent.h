@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The node agent's shared state and the entry points of its modules. One
+ * process, one io_uring loop (agents/agent_loop.h), no threads: every module
+ * below is driven from that loop, so none of them locks anything.
+ *
+ *   agent_opts.c       command line
+ *   agent_server.c     listening socket, coordinator connections, event fan-out
+ *   agent_req.c        request checking and dispatch (docs/PROTOCOL.md)
+ *   agent_faults.c     inject / revert / revert_all / faults, fault timers
+ *   agent_target.c     a request's target to a netdev; rail map
+ *   agent_policy.c     which netdevs may be faulted
+ *   agent_inventory.c  inventory
+ *   agent_link.c       rtnetlink observer (`link` events)
+ *   agent_verbs.c      verbs async-event observer (`port`, `async` events)
+ *   agent_counters.c   RDMA counter sampler (`counter` events)
+ *   agent_workload.c   rdmachaos-stream children (`workload` events)
+ *   agent_sysfs.c      small sysfs readers
+ */
+#ifndef AGENT_H
+#define AGENT_H
+
+#include <jansson.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "agents/agent_list.h"
+#include "agents/agent_loop.h"
+#include "agents/agent_policy.h"
+#include "common/conn.h"
+#include "common/log.h"
+#include "injectors/injector.h"
+
+#define AGENT_NAME_LEN 64
+#define AGENT_MAX_RAILS 64
+#define AGENT_PROTO 1
+
+struct agent_opts {
+	char name[AGENT_NAME_LEN];
+	char listen_host[64];
+	uint16_t listen_port;
+	char control_if[IF_NAMESIZE];
+	char allow[AGENT_MAX_IFS][IF_NAMESIZE];
+	unsigned int nr_allow;
+	char rails[AGENT_MAX_RAILS][IF_NAMESIZE]; /* index: rail */
+	unsigned int nr_rails;                     /* 0: railN is rail N */
+	char log_file[4096];
+	bool verbose;
+};
+
+/* One coordinator connection. */
+struct agent_client {
+	struct agent *a;
+	struct rc_conn conn;
+	struct agent_poll rd, wr;
+	struct agent_list node;  /* on a->clients while open */
+	char ifname[IF_NAMESIZE]; /* the local interface carrying it, "" if unknown */
+	bool subscribed;
+	bool closing;
+	int refs; /* open + each poll not yet idle + each deferred response */
+};
+
+struct agent_link;
+struct agent_verbs;
+struct agent_counters;
+
+struct agent {
+	struct agent_opts opts;
+	struct agent_loop loop;
+	struct agent_policy policy;
+	struct agent_list clients;
+	struct agent_list faults;
+	struct agent_list workloads;
+	int listen_fd;
+	struct agent_poll listen_poll;
+	int sig_fd;
+	struct agent_poll sig_poll;
+	struct agent_link *link;
+	struct agent_verbs *verbs;
+	struct agent_counters *counters;
+	struct inj_env inj_env;
+	char exe_dir[4096]; /* where rdmachaos-stream is looked for */
+};
+
+/* agent_opts.c */
+#define AGENT_OPTS_HELP 1
+/* 0, AGENT_OPTS_HELP, or -EINVAL with a sentence naming the flag in err. Prints nothing. */
+int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, size_t errlen);
+void agent_opts_usage(FILE *f);
+
+/* Initialises the state that needs no system resources (lists, policy); main and tests. */
+void agent_init(struct agent *a, const struct agent_opts *o);
+
+/* agent_server.c */
+int agent_server_start(struct agent *a);
+void agent_server_stop(struct agent *a);
+/* Emits an event to every subscribed connection; steals fields (may be NULL). */
+void agent_emit(struct agent *a, const char *kind, json_t *fields);
+void agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, json_t *fields);
+/* Logs and emits an `agent` event the operator should see. */
+void agent_notice(struct agent *a, enum rc_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Sends a response (stolen) unless the connection has closed meanwhile. */
+void agent_client_respond(struct agent_client *cl, json_t *resp);
+void agent_client_get(struct agent_client *cl);
+void agent_client_put(struct agent_client *cl);
+
+/* agent_req.c */
+/*
+ * A request handler. Returns 0 with *result set, -errno with a sentence in
+ * err, or AGENT_DEFERRED when it keeps (cl, id) and answers later through
+ * agent_client_respond(). Arguments have been checked against the op's field
+ * table already. cl may be NULL (tests).
+ */
+#define AGENT_DEFERRED 1
+typedef int (*agent_op_fn)(struct agent *a, struct agent_client *cl, json_int_t id,
+			   const json_t *req, json_t **result, char *err, size_t errlen);
+/* The response to one message, or NULL when none is due now. */
+json_t *agent_request(struct agent *a, struct agent_client *cl, uint16_t type, const json_t *msg);
+json_t *agent_response_ok(json_int_t id, json_t *result);
+json_t *agent_response_error(const json_t *id, int err, const char *msg);
+
+/* agent_faults.c */
+int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		    json_t **result, char *err, size_t errlen);
+int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		    json_t **result, char *err, size_t errlen);
+int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id,
+			const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		    json_t **result, char *err, size_t errlen);
+/* Reverts and verifies every active fault; true when all are verified. Frees the records. */
+bool agent_faults_shutdown(struct agent *a);
+
+/* agent_target.c */
+int agent_target_resolve(const struct agent_opts *o, const char *who, const json_t *target,
+			 struct inj_target *t, char *err, size_t errlen);
+/* The rail a netdev is, per --rail-map or the railN default; -1 if none. */
+int agent_rail_of(const struct agent_opts *o, const char *netdev);
+
+/* agent_inventory.c */
+int agent_op_inventory(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		       json_t **result, char *err, size_t errlen);
+/* "44.0" from the libibverbs1 package record, or "unknown". */
+void agent_rdma_core_version(const char *dpkg_status, char *buf, size_t len);
+
+/* agent_link.c */
+int agent_link_start(struct agent *a);
+void agent_link_stop(struct agent *a);
+
+/* agent_verbs.c */
+int agent_verbs_start(struct agent *a);
+/* Opens devices that appeared since the last scan. */
+void agent_verbs_rescan(struct agent *a);
+void agent_verbs_stop(struct agent *a);
+const char *agent_port_state_name(int state);
+const char *agent_phys_state_name(int phys_state);
+const char *agent_async_event_name(int event);
+
+/* agent_counters.c */
+/* 0 disables sampling. The latest subscribe sets it for the whole agent. */
+int agent_counters_set_interval(struct agent *a, uint64_t interval_ms);
+void agent_counters_stop(struct agent *a);
+
+/* agent_workload.c */
+int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t id,
+			    const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_workload_stop(struct agent *a, struct agent_client *cl, json_int_t id,
+			   const json_t *req, json_t **result, char *err, size_t errlen);
+/* SIGINT to every workload, up to grace_ms to exit, SIGKILL after; reaps all. */
+void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms);
+
+/* agent_sysfs.c */
+/* The sysfs root ("/sys"); tests point it at a fake tree. */
+extern const char *agent_sysfs_root;
+/* Reads a small file, strips trailing whitespace. 0 or -errno. */
+int agent_sysfs_read(const char *path, char *buf, size_t len);
+int agent_sysfs_u64(const char *path, uint64_t *v);
+/* The netdev under RDMA device dev's port (RoCE/iWARP); -ENODEV if none. */
+int agent_ib_port_netdev(const char *dev, int port, char *netdev, size_t len);
+/* The RDMA device and port on netdev, if any; -ENODEV otherwise. */
+int agent_ib_device_of(const char *netdev, char *dev, size_t len, int *port);
+
+#endif

@@ -1,0 +1,523 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The agent's faults: inject, revert, revert_all and faults requests, the
+ * timers injectors ask for (port_flap ticks), the auto-revert safety net, and
+ * the `fault` events.
+ *
+ * A fault is active from a successful inject until a revert whose result
+ * verifies; a revert that fails or does not verify leaves it active, so the
+ * next revert (or revert_all, or shutdown) tries again. At most one active
+ * fault per netdev, so every snapshot is of the state before any fault.
+ * Reverted records are kept (up to AGENT_FAULTS_KEPT) so a repeated revert
+ * answers "already".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/agent.h"
+#include "common/units.h"
+
+#define AGENT_AUTO_REVERT_GRACE_NS (5 * RC_NSEC_PER_SEC)
+#define AGENT_FAULTS_KEPT 256
+
+struct agent_fault {
+	struct agent_list node; /* on a->faults, oldest first */
+	struct agent *a;
+	struct inj_fault f;
+	struct agent_timer tick_timer;
+	struct agent_timer auto_timer;
+	bool active;
+	bool verified;    /* the last revert verified */
+	json_t *deferred; /* events an injector reported during inject(), sent after `inject` */
+};
+
+static struct agent_fault *agent_fault_find(struct agent *a, const char *id)
+{
+	struct agent_list *pos, *tmp;
+
+	agent_list_for_each_safe(pos, tmp, &a->faults)
+	{
+		struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
+
+		if (!strcmp(af->f.id, id))
+			return af;
+	}
+	return NULL;
+}
+
+static struct agent_fault *agent_fault_on(struct agent *a, const char *netdev)
+{
+	struct agent_list *pos, *tmp;
+
+	agent_list_for_each_safe(pos, tmp, &a->faults)
+	{
+		struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
+
+		if (af->active && !strcmp(af->f.target.netdev, netdev))
+			return af;
+	}
+	return NULL;
+}
+
+static void agent_fault_free(struct agent_fault *af)
+{
+	agent_timer_cancel(&af->tick_timer);
+	agent_timer_cancel(&af->auto_timer);
+	agent_list_del(&af->node);
+	if (af->f.inj && af->f.inj->cleanup)
+		af->f.inj->cleanup(&af->f);
+	json_decref(af->f.params);
+	json_decref(af->f.actions);
+	json_decref(af->deferred);
+	free(af);
+}
+
+/* Drops the oldest inactive records beyond the limit. */
+static void agent_faults_trim(struct agent *a)
+{
+	struct agent_list *pos, *tmp;
+	unsigned int inactive = 0;
+
+	agent_list_for_each_safe(pos, tmp, &a->faults)
+		inactive += !agent_list_entry(pos, struct agent_fault, node)->active;
+	agent_list_for_each_safe(pos, tmp, &a->faults)
+	{
+		struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
+
+		if (inactive <= AGENT_FAULTS_KEPT)
+			break;
+		if (!af->active) {
+			agent_fault_free(af);
+			inactive--;
+		}
+	}
+}
+
+static json_t *agent_fault_fields(const struct agent_fault *af, const char *action)
+{
+	const struct inj_target *t = &af->f.target;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "fault_id", af->f.id, "action", action,
+			      "netdev", t->netdev, "injector", af->f.inj->name);
+
+	if (o && t->rail >= 0)
+		json_object_set_new(o, "rail", json_integer(t->rail));
+	if (o && t->device[0]) {
+		json_object_set_new(o, "device", json_string(t->device));
+		json_object_set_new(o, "port", json_integer(t->port));
+	}
+	return o;
+}
+
+/* inj_env.event: an injector's own step took effect now (flap_down, flap_up). */
+static void agent_fault_env_event(struct inj_fault *f, const char *action, json_t *extra)
+{
+	struct agent_fault *af = agent_container_of(f, struct agent_fault, f);
+	json_t *fields = agent_fault_fields(af, action);
+
+	if (fields && extra)
+		json_object_update_missing(fields, extra);
+	json_decref(extra);
+	rc_info("fault %s: %s on %s", f->id, action, f->target.netdev);
+	if (af->deferred) {
+		/* Still inside inject(): keep the order inject, then the injector's steps. */
+		json_array_append_new(af->deferred,
+				      json_pack("{s:I, s:o}", "ts_ns", (json_int_t)rc_now_ns(),
+						"fields", fields));
+		return;
+	}
+	agent_emit(af->a, "fault", fields);
+}
+
+static void agent_fault_schedule_tick(struct agent_fault *af)
+{
+	if (af->active && af->f.next_tick_ns)
+		agent_timer_set(&af->a->loop, &af->tick_timer, af->f.next_tick_ns);
+	else
+		agent_timer_cancel(&af->tick_timer);
+}
+
+static void agent_fault_tick(struct agent_timer *t)
+{
+	struct agent_fault *af = agent_container_of(t, struct agent_fault, tick_timer);
+	int ret;
+
+	if (!af->active || !af->f.inj->tick)
+		return;
+	af->f.err[0] = '\0';
+	ret = af->f.inj->tick(&af->f, rc_now_ns());
+	if (ret) {
+		/* The fault stays active: revert (or the auto-revert) restores the snapshot. */
+		agent_notice(af->a, RC_LOG_ERR, "fault %s: schedule stopped: %s", af->f.id,
+			     af->f.err[0] ? af->f.err : strerror(-ret));
+		af->f.next_tick_ns = 0;
+	}
+	agent_fault_schedule_tick(af);
+}
+
+/*
+ * Reverts af and verifies the result; emits a `fault` event with `action`.
+ * 0 when the revert ran (see *verified, af->f.err says why not), -errno when
+ * it failed (af->f.err says why). Sentences go to actions.
+ */
+static int agent_fault_revert(struct agent_fault *af, const char *action, bool *verified,
+			      json_t *actions)
+{
+	struct inj_fault *f = &af->f;
+	json_t *fields;
+	size_t i;
+	json_t *s;
+	int ret;
+
+	*verified = false;
+	agent_timer_cancel(&af->tick_timer);
+	json_decref(f->actions);
+	f->actions = json_array();
+	f->err[0] = '\0';
+	ret = f->inj->revert(f);
+	if (ret) {
+		if (!f->err[0])
+			snprintf(f->err, sizeof(f->err), "%s: %s: revert: %s", f->inj->name,
+				 f->target.netdev, strerror(-ret));
+		agent_notice(af->a, RC_LOG_ERR, "fault %s: %s", f->id, f->err);
+		return ret;
+	}
+	f->reverted = true;
+	f->reverted_at_ns = rc_now_ns();
+	ret = f->inj->verify ? f->inj->verify(f) : 0;
+	*verified = !ret;
+	if (ret && !f->err[0])
+		snprintf(f->err, sizeof(f->err), "%s: %s: verify: %s", f->inj->name,
+			 f->target.netdev, strerror(-ret));
+	af->verified = *verified;
+	if (*verified) {
+		af->active = false;
+		agent_timer_cancel(&af->auto_timer);
+	}
+	json_array_foreach(f->actions, i, s)
+		if (actions)
+			json_array_append(actions, s);
+	fields = agent_fault_fields(af, action);
+	json_object_set_new(fields, "verified", json_boolean(*verified));
+	json_object_set(fields, "actions", f->actions);
+	if (!*verified)
+		json_object_set_new(fields, "verify_error", json_string(f->err));
+	rc_info("fault %s: %s on %s, %s", f->id, action, f->target.netdev,
+		*verified ? "verified" : f->err);
+	agent_emit_at(af->a, "fault", f->reverted_at_ns, fields);
+	return 0;
+}
+
+static void agent_fault_auto_revert(struct agent_timer *t)
+{
+	struct agent_fault *af = agent_container_of(t, struct agent_fault, auto_timer);
+	bool verified;
+
+	if (!af->active)
+		return;
+	agent_notice(af->a, RC_LOG_WARN,
+		     "fault %s: no revert came within duration_ms %llu + 5 s: reverting it myself",
+		     af->f.id, (unsigned long long)af->f.duration_ms);
+	agent_fault_revert(af, "auto_revert", &verified, NULL);
+}
+
+static int agent_fault_fail(char *err, size_t errlen, const struct inj_fault *f, int ret)
+{
+	if (f->err[0])
+		snprintf(err, errlen, "%s", f->err);
+	else
+		snprintf(err, errlen, "%s: %s: %s", f->inj->name, f->target.netdev, strerror(-ret));
+	return ret;
+}
+
+/* Everything a request can get wrong, checked before any state is touched. */
+static int agent_inject_check(struct agent *a, const json_t *req, const struct injector **inj,
+			      struct inj_target *t, char *err, size_t errlen)
+{
+	const char *fault_id = json_string_value(json_object_get(req, "fault_id"));
+	const char *name = json_string_value(json_object_get(req, "injector"));
+	const json_t *params = json_object_get(req, "params");
+	struct agent_fault *other;
+	json_t *empty = NULL;
+	int ret;
+
+	*inj = injector_find(name);
+	if (!*inj) {
+		char known[256] = "";
+		size_t i, off = 0;
+
+		for (i = 0; injectors[i] && off < sizeof(known); i++)
+			off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
+						i ? ", " : "", injectors[i]->name);
+		snprintf(err, errlen, "inject: injector \"%s\": unknown (known: %s)", name, known);
+		return -ENOENT;
+	}
+	other = agent_fault_find(a, fault_id);
+	if (other && other->active) {
+		snprintf(err, errlen, "inject: fault %s: already active on %s (revert it first)",
+			 fault_id, other->f.target.netdev);
+		return -EEXIST;
+	}
+	if (!params)
+		params = empty = json_object();
+	ret = (*inj)->validate(params, err, errlen);
+	json_decref(empty);
+	if (ret)
+		return ret;
+	ret = agent_target_resolve(&a->opts, (*inj)->name, json_object_get(req, "target"), t, err,
+				   errlen);
+	if (ret)
+		return ret;
+	ret = agent_policy_check(&a->policy, (*inj)->name, t->netdev, err, errlen);
+	if (ret)
+		return ret;
+	t->ifindex = (int)if_nametoindex(t->netdev);
+	if (!t->ifindex) {
+		snprintf(err, errlen, "%s: %s: no such network interface on this node", (*inj)->name,
+			 t->netdev);
+		return -ENODEV;
+	}
+	other = agent_fault_on(a, t->netdev);
+	if (other) {
+		snprintf(err, errlen, "%s: %s: busy: fault %s is active on it (revert it first)",
+			 (*inj)->name, t->netdev, other->f.id);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+static json_t *agent_inject_result(const struct agent_fault *af)
+{
+	const struct inj_fault *f = &af->f;
+	json_t *prior = f->inj->describe_prior ? f->inj->describe_prior(f) : NULL;
+	json_t *r = json_pack("{s:s, s:s, s:I, s:s, s:o}", "fault_id", f->id, "injector",
+			      f->inj->name, "injected_at_ns", (json_int_t)f->injected_at_ns, "netdev",
+			      f->target.netdev, "prior", prior ? prior : json_object());
+
+	if (r && f->target.rail >= 0)
+		json_object_set_new(r, "rail", json_integer(f->target.rail));
+	if (r && f->target.device[0]) {
+		json_object_set_new(r, "device", json_string(f->target.device));
+		json_object_set_new(r, "port", json_integer(f->target.port));
+	}
+	return r;
+}
+
+int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		    json_t **result, char *err, size_t errlen)
+{
+	const json_t *params = json_object_get(req, "params");
+	const json_t *dur = json_object_get(req, "duration_ms");
+	const struct injector *inj;
+	struct agent_fault *af, *old;
+	struct inj_target t;
+	json_t *ev;
+	size_t i;
+	int ret;
+
+	ret = agent_inject_check(a, req, &inj, &t, err, errlen);
+	if (ret)
+		return ret;
+	af = calloc(1, sizeof(*af));
+	if (!af)
+		return -ENOMEM;
+	a->inj_env.event = agent_fault_env_event;
+	a->inj_env.arg = a;
+	af->a = a;
+	agent_list_init(&af->node);
+	af->tick_timer.fire = agent_fault_tick;
+	af->auto_timer.fire = agent_fault_auto_revert;
+	af->f.inj = inj;
+	snprintf(af->f.id, sizeof(af->f.id), "%s", json_string_value(json_object_get(req, "fault_id")));
+	af->f.target = t;
+	af->f.params = params ? json_deep_copy(params) : json_object();
+	af->f.duration_ms = dur ? (uint64_t)json_integer_value(dur) : 0;
+	af->f.env = &a->inj_env;
+	af->deferred = json_array();
+	if (!af->f.params || !af->deferred) {
+		ret = -ENOMEM;
+		goto err_free;
+	}
+
+	ret = inj->prepare(&af->f);
+	if (ret)
+		goto err_fail;
+	af->f.injected_at_ns = rc_now_ns();
+	ret = inj->inject(&af->f);
+	if (ret) {
+		char why[INJ_ERR_LEN];
+
+		/* A partial inject may have changed something: put the snapshot back. */
+		snprintf(why, sizeof(why), "%s", af->f.err);
+		if (inj->revert(&af->f))
+			agent_notice(a, RC_LOG_ERR, "fault %s: inject failed and so did its revert: %s",
+				     af->f.id, af->f.err);
+		snprintf(af->f.err, sizeof(af->f.err), "%s", why);
+		goto err_fail;
+	}
+	af->f.injected = true;
+	af->active = true;
+
+	old = agent_fault_find(a, af->f.id); /* an inactive record of the same id */
+	if (old)
+		agent_fault_free(old);
+	agent_list_add_tail(&af->node, &a->faults);
+	agent_faults_trim(a);
+
+	rc_info("fault %s: %s injected on %s", af->f.id, inj->name, t.netdev);
+	agent_emit_at(a, "fault", af->f.injected_at_ns, agent_fault_fields(af, "inject"));
+	json_array_foreach(af->deferred, i, ev)
+		agent_emit_at(a, "fault", (uint64_t)json_integer_value(json_object_get(ev, "ts_ns")),
+			      json_incref(json_object_get(ev, "fields")));
+	json_decref(af->deferred);
+	af->deferred = NULL;
+
+	agent_fault_schedule_tick(af);
+	if (af->f.duration_ms)
+		agent_timer_set(&a->loop, &af->auto_timer,
+				af->f.injected_at_ns + af->f.duration_ms * RC_NSEC_PER_MSEC +
+					AGENT_AUTO_REVERT_GRACE_NS);
+	*result = agent_inject_result(af);
+	return *result ? 0 : -ENOMEM;
+
+err_fail:
+	ret = agent_fault_fail(err, errlen, &af->f, ret);
+err_free:
+	if (inj->cleanup)
+		inj->cleanup(&af->f);
+	json_decref(af->f.params);
+	json_decref(af->deferred);
+	free(af);
+	return ret;
+}
+
+int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		    json_t **result, char *err, size_t errlen)
+{
+	const char *fault_id = json_string_value(json_object_get(req, "fault_id"));
+	struct agent_fault *af = agent_fault_find(a, fault_id);
+	json_t *actions;
+	bool verified;
+	int ret;
+
+	if (!af) {
+		*result = json_pack("{s:s, s:b, s:b}", "fault_id", fault_id, "already", 1, "known", 0);
+		return *result ? 0 : -ENOMEM;
+	}
+	if (!af->active) {
+		*result = json_pack("{s:s, s:b, s:b, s:I, s:b, s:[]}", "fault_id", fault_id,
+				    "already", 1, "known", 1, "reverted_at_ns",
+				    (json_int_t)af->f.reverted_at_ns, "verified", af->verified,
+				    "actions");
+		return *result ? 0 : -ENOMEM;
+	}
+	actions = json_array();
+	if (!actions)
+		return -ENOMEM;
+	ret = agent_fault_revert(af, "revert", &verified, actions);
+	if (ret) {
+		json_decref(actions);
+		return agent_fault_fail(err, errlen, &af->f, ret);
+	}
+	*result = json_pack("{s:s, s:I, s:b, s:o}", "fault_id", fault_id, "reverted_at_ns",
+			    (json_int_t)af->f.reverted_at_ns, "verified", verified, "actions",
+			    actions);
+	if (*result && !verified)
+		json_object_set_new(*result, "verify_error", json_string(af->f.err));
+	return *result ? 0 : -ENOMEM;
+}
+
+/* Reverts every active fault; fills the lists, returns whether everything verified. */
+static bool agent_faults_revert_every(struct agent *a, const char *action, json_t *reverted,
+				      json_t *actions, json_t *errors)
+{
+	struct agent_list *pos, *tmp;
+	bool all = true;
+
+	agent_list_for_each_safe(pos, tmp, &a->faults)
+	{
+		struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
+		bool verified;
+
+		if (!af->active)
+			continue;
+		if (agent_fault_revert(af, action, &verified, actions)) {
+			json_array_append_new(errors, json_string(af->f.err));
+			all = false;
+			continue;
+		}
+		json_array_append_new(reverted, json_string(af->f.id));
+		if (!verified) {
+			json_array_append_new(errors, json_string(af->f.err));
+			all = false;
+		}
+	}
+	return all;
+}
+
+int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id,
+			const json_t *req, json_t **result, char *err, size_t errlen)
+{
+	json_t *reverted = json_array(), *actions = json_array(), *errors = json_array();
+	bool all;
+
+	if (!reverted || !actions || !errors) {
+		json_decref(reverted);
+		json_decref(actions);
+		json_decref(errors);
+		return -ENOMEM;
+	}
+	all = agent_faults_revert_every(a, "revert", reverted, actions, errors);
+	*result = json_pack("{s:o, s:b, s:o, s:o}", "reverted", reverted, "verified", all,
+			    "actions", actions, "errors", errors);
+	return *result ? 0 : -ENOMEM;
+}
+
+int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		    json_t **result, char *err, size_t errlen)
+{
+	json_t *active = json_array();
+	struct agent_list *pos, *tmp;
+
+	if (!active)
+		return -ENOMEM;
+	agent_list_for_each_safe(pos, tmp, &a->faults)
+	{
+		struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
+		json_t *o;
+
+		if (!af->active)
+			continue;
+		o = json_pack("{s:s, s:s, s:s, s:I, s:I}", "fault_id", af->f.id, "injector",
+			      af->f.inj->name, "netdev", af->f.target.netdev, "injected_at_ns",
+			      (json_int_t)af->f.injected_at_ns, "duration_ms",
+			      (json_int_t)af->f.duration_ms);
+		if (o && af->f.reverted)
+			json_object_set_new(o, "revert_unverified", json_string(af->f.err));
+		json_array_append_new(active, o);
+	}
+	*result = json_pack("{s:o}", "active", active);
+	return *result ? 0 : -ENOMEM;
+}
+
+bool agent_faults_shutdown(struct agent *a)
+{
+	json_t *reverted = json_array(), *errors = json_array();
+	struct agent_list *pos, *tmp;
+	bool all;
+	size_t i;
+	json_t *e;
+
+	all = agent_faults_revert_every(a, "revert", reverted, NULL, errors);
+	if (json_array_size(reverted))
+		rc_info("shutdown: reverted %zu fault(s)%s", json_array_size(reverted),
+			all ? ", all verified" : "");
+	json_array_foreach(errors, i, e)
+		rc_err("shutdown: %s", json_string_value(e));
+	json_decref(reverted);
+	json_decref(errors);
+	agent_list_for_each_safe(pos, tmp, &a->faults)
+		agent_fault_free(agent_list_entry(pos, struct agent_fault, node));
+	return all;
+}

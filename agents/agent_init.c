@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+/* The agent's initial state, before it takes any system resource (shared by main and tests). */
+#include <string.h>
+
+#include "agents/agent.h"
+
+void agent_init(struct agent *a, const struct agent_opts *o)
+{
+	unsigned int i;
+
+	memset(a, 0, sizeof(*a));
+	a->opts = *o;
+	agent_list_init(&a->clients);
+	agent_list_init(&a->faults);
+	agent_list_init(&a->workloads);
+	a->listen_fd = -1;
+	a->sig_fd = -1;
+	for (i = 0; i < o->nr_allow; i++)
+		strcpy(a->policy.allow[i], o->allow[i]);
+	a->policy.nr_allow = o->nr_allow;
+	strcpy(a->policy.control_if, o->control_if);
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A request's target ({"netdev"}, {"device","port"} or {"rail"}) to the
+ * netdev an injector acts on, and the rail map (--rail-map, or railN).
+ * Existence of the netdev is the caller's check, after the policy's.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/agent.h"
+
+int agent_rail_of(const struct agent_opts *o, const char *netdev)
+{
+	unsigned int i;
+	char *end;
+	long n;
+
+	for (i = 0; i < o->nr_rails; i++)
+		if (!strcmp(o->rails[i], netdev))
+			return (int)i;
+	if (o->nr_rails || strncmp(netdev, "rail", 4) || !netdev[4])
+		return -1;
+	n = strtol(netdev + 4, &end, 10);
+	if (*end || n < 0 || n >= AGENT_MAX_RAILS || netdev[4] == '-' || netdev[4] == '+' ||
+	    (netdev[4] == '0' && netdev[5]))
+		return -1;
+	return (int)n;
+}
+
+static int agent_target_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int agent_target_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int agent_target_netdev(const char *who, const json_t *v, struct inj_target *t, char *err,
+			       size_t errlen)
+{
+	const char *name = json_string_value(v);
+
+	if (!name || !name[0] || strlen(name) >= IF_NAMESIZE || strchr(name, '/'))
+		return agent_target_fail(err, errlen, -EINVAL,
+					 "%s: target.netdev: must be an interface name of 1..%d "
+					 "characters",
+					 who, IF_NAMESIZE - 1);
+	strcpy(t->netdev, name);
+	return 0;
+}
+
+static int agent_target_device(const char *who, const json_t *target, struct inj_target *t,
+			       char *err, size_t errlen)
+{
+	const char *dev = json_string_value(json_object_get(target, "device"));
+	const json_t *port = json_object_get(target, "port");
+
+	if (!dev || !dev[0] || strlen(dev) >= sizeof(t->device) || strchr(dev, '/'))
+		return agent_target_fail(err, errlen, -EINVAL,
+					 "%s: target.device: must be an RDMA device name of 1..%zu "
+					 "characters",
+					 who, sizeof(t->device) - 1);
+	if (port && (!json_is_integer(port) || json_integer_value(port) < 1 ||
+		     json_integer_value(port) > 255))
+		return agent_target_fail(err, errlen, -EINVAL,
+					 "%s: target.port: must be an integer in 1..255", who);
+	strcpy(t->device, dev);
+	t->port = port ? (int)json_integer_value(port) : 1;
+	if (agent_ib_port_netdev(t->device, t->port, t->netdev, sizeof(t->netdev)))
+		return agent_target_fail(err, errlen, -ENODEV,
+					 "%s: %s port %d: no such RDMA port with a netdev on this "
+					 "node",
+					 who, t->device, t->port);
+	return 0;
+}
+
+static int agent_target_rail(const struct agent_opts *o, const char *who, const json_t *v,
+			     struct inj_target *t, char *err, size_t errlen)
+{
+	json_int_t rail = json_integer_value(v);
+
+	if (!json_is_integer(v) || rail < 0 || rail >= AGENT_MAX_RAILS)
+		return agent_target_fail(err, errlen, -EINVAL,
+					 "%s: target.rail: must be an integer in 0..%d", who,
+					 AGENT_MAX_RAILS - 1);
+	if (o->nr_rails && rail >= o->nr_rails)
+		return agent_target_fail(err, errlen, -ENODEV,
+					 "%s: rail %lld: not in this agent's --rail-map (rails 0..%u)",
+					 who, (long long)rail, o->nr_rails - 1);
+	if (o->nr_rails)
+		strcpy(t->netdev, o->rails[rail]);
+	else
+		snprintf(t->netdev, sizeof(t->netdev), "rail%lld", (long long)rail);
+	t->rail = (int)rail;
+	return 0;
+}
+
+int agent_target_resolve(const struct agent_opts *o, const char *who, const json_t *target,
+			 struct inj_target *t, char *err, size_t errlen)
+{
+	const json_t *netdev = json_object_get(target, "netdev");
+	const json_t *device = json_object_get(target, "device");
+	const json_t *rail = json_object_get(target, "rail");
+	const char *key;
+	json_t *v;
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->rail = -1;
+	json_object_foreach((json_t *)target, key, v) {
+		if (strcmp(key, "netdev") && strcmp(key, "device") && strcmp(key, "port") &&
+		    strcmp(key, "rail"))
+			return agent_target_fail(err, errlen, -EINVAL,
+						 "%s: target.%s: unknown key (a target is "
+						 "{\"netdev\"}, {\"device\", \"port\"} or {\"rail\"})",
+						 who, key);
+	}
+	if (!!netdev + !!device + !!rail != 1 || (json_object_get(target, "port") && !device))
+		return agent_target_fail(err, errlen, -EINVAL,
+					 "%s: target: give exactly one of {\"netdev\": NAME}, "
+					 "{\"device\": NAME, \"port\": N} or {\"rail\": N}",
+					 who);
+	if (netdev)
+		ret = agent_target_netdev(who, netdev, t, err, errlen);
+	else if (device)
+		ret = agent_target_device(who, target, t, err, errlen);
+	else
+		ret = agent_target_rail(o, who, rail, t, err, errlen);
+	if (ret)
+		return ret;
+	if (t->rail < 0)
+		t->rail = agent_rail_of(o, t->netdev);
+	if (!t->device[0])
+		agent_ib_device_of(t->netdev, t->device, sizeof(t->device), &t->port);
+	return 0;
+}

@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Measured times and the verdict, computed from a drill's aligned event
+ * stream. Everything here is a pure function of the events and the scenario's
+ * expectations, so a recorded stream always gives the same numbers. The rules
+ * are written out for operators in docs/SCENARIOS.md ("How times are
+ * measured"); keep the two in step.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coordinator/evaluate.h"
+
+/* ---- event access ------------------------------------------------------ */
+
+static const char *ev_str(const json_t *e, const char *key)
+{
+	return json_string_value(json_object_get(e, key));
+}
+
+static bool ev_is(const json_t *e, const char *key, const char *val)
+{
+	const char *s = ev_str(e, key);
+
+	return s && !strcmp(s, val);
+}
+
+static bool ev_num(const json_t *e, const char *key, double *v)
+{
+	const json_t *j = json_object_get(e, key);
+
+	if (!json_is_number(j))
+		return false;
+	*v = json_number_value(j);
+	return true;
+}
+
+static bool ev_int_is(const json_t *e, const char *key, int want)
+{
+	double v;
+
+	return ev_num(e, key, &v) && v == (double)want;
+}
+
+static bool ev_workload(const json_t *e, const char *type)
+{
+	return ev_is(e, "kind", "workload") && ev_is(e, "type", type);
+}
+
+static bool ev_client_interval(const json_t *e)
+{
+	return ev_workload(e, "interval") && ev_is(e, "role", "client");
+}
+
+/* ---- formatting -------------------------------------------------------- */
+
+/* "812 ms", "1.4 ms", "30 s", "31.2 s", "30.04 s": as short as the value allows. */
+static const char *fmt_ms(double ms, char *buf, size_t len)
+{
+	long long r;
+
+	if (ms < 1000) {
+		if (ms < 10 && fabs(ms - round(ms)) >= 0.05)
+			snprintf(buf, len, "%.1f ms", ms);
+		else
+			snprintf(buf, len, "%.0f ms", ms);
+		return buf;
+	}
+	r = llround(ms);
+	if (r % 1000 == 0)
+		snprintf(buf, len, "%lld s", r / 1000);
+	else if (r % 100 == 0)
+		snprintf(buf, len, "%.1f s", (double)r / 1000);
+	else if (r % 10 == 0)
+		snprintf(buf, len, "%.2f s", (double)r / 1000);
+	else
+		snprintf(buf, len, "%.3f s", (double)r / 1000);
+	return buf;
+}
+
+/* "5-15 s" for a window in ms. */
+static const char *fmt_window(double from, double to, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	fmt_ms(from, a, sizeof(a));
+	fmt_ms(to, b, sizeof(b));
+	/* drop the first unit when both are seconds: "5-15 s" */
+	if (from >= 1000 && to >= 1000)
+		a[strlen(a) - 2] = '\0';
+	snprintf(buf, len, "%s-%s", a, b);
+	return buf;
+}
+
+__attribute__((format(printf, 2, 3))) static void reason(json_t *reasons, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(reasons, json_string(buf));
+}
+
+/* ---- verdict names ----------------------------------------------------- */
+
+const char *ev_verdict_name(enum ev_verdict v)
+{
+	switch (v) {
+	case EV_PASS:
+		return "pass";
+	case EV_FAIL:
+		return "fail";
+	case EV_INCONCLUSIVE:
+		return "inconclusive";
+	case EV_CLEANUP_FAILED:
+		return "cleanup_failed";
+	}
+	return "inconclusive";
+}
+
+int ev_verdict_exit_code(enum ev_verdict v)
+{
+	switch (v) {
+	case EV_PASS:
+		return 0;
+	case EV_FAIL:
+		return 1;
+	case EV_INCONCLUSIVE:
+		return 2;
+	case EV_CLEANUP_FAILED:
+		return 3;
+	}
+	return 2;
+}
+
+/* ---- baseline ---------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int ev_baseline(const json_t *events, double from_ms, double to_ms, struct ev_baseline *b)
+{
+	double *lat = NULL, sum = 0, t, v;
+	size_t i, nr_lat = 0;
+	const json_t *e;
+
+	memset(b, 0, sizeof(*b));
+	b->from_ms = from_ms;
+	b->to_ms = to_ms;
+	if (!json_is_array(events))
+		return -EINVAL;
+	lat = calloc(json_array_size(events) + 1, sizeof(*lat));
+	if (!lat)
+		return -ENOMEM;
+	json_array_foreach(events, i, e) {
+		if (!ev_client_interval(e) || !ev_num(e, "t_ms", &t) || t < from_ms || t >= to_ms)
+			continue;
+		if (!ev_num(e, "mbps", &v))
+			continue;
+		sum += v;
+		b->samples++;
+		if (ev_num(e, "lat_us_p50", &v))
+			lat[nr_lat++] = v;
+	}
+	if (b->samples)
+		b->throughput_mbps = sum / b->samples;
+	if (nr_lat) {
+		qsort(lat, nr_lat, sizeof(*lat), cmp_double);
+		b->latency_us_p50 =
+		    nr_lat % 2 ? lat[nr_lat / 2] : (lat[nr_lat / 2 - 1] + lat[nr_lat / 2]) / 2;
+	}
+	free(lat);
+	return b->samples ? 0 : -ENODATA;
+}
+
+static bool baseline_usable(const struct ev_baseline *b)
+{
+	return b->samples && b->throughput_mbps > 0;
+}
+
+/* ---- detection and isolation -------------------------------------------- */
+
+static bool match_signal(enum sc_signal s, const json_t *e, const struct ev_fault *f)
+{
+	double delta;
+
+	switch (s) {
+	case SC_SIG_WORKLOAD_ERROR:
+		/* any node: both ends of a broken QP report it */
+		return ev_workload(e, "error") && (f->rail < 0 || ev_int_is(e, "rail", f->rail));
+	case SC_SIG_PORT_EVENT:
+		return ev_is(e, "kind", "port") && ev_is(e, "node", f->node) &&
+		       ev_is(e, "event", "IBV_EVENT_PORT_ERR") &&
+		       (!f->device[0] || ev_is(e, "device", f->device));
+	case SC_SIG_LINK_EVENT:
+		return ev_is(e, "kind", "link") && ev_is(e, "node", f->node) &&
+		       (!f->netdev[0] || ev_is(e, "ifname", f->netdev)) &&
+		       (json_is_false(json_object_get(e, "up")) ||
+			json_is_false(json_object_get(e, "carrier")));
+	case SC_SIG_COUNTER:
+		return ev_is(e, "kind", "counter") && ev_is(e, "node", f->node) &&
+		       ev_num(e, "delta", &delta) && delta > 0 &&
+		       (!f->device[0] || ev_is(e, "device", f->device));
+	case SC_SIG_ISOLATION:
+		return f->rail >= 0 &&
+		       ((ev_workload(e, "rail_down") && ev_int_is(e, "rail", f->rail)) ||
+			(ev_workload(e, "failover") && ev_int_is(e, "from_rail", f->rail)));
+	case SC_SIG__COUNT:
+		break;
+	}
+	return false;
+}
+
+/* Time of the last event of any kind: how far the drill was observed. */
+static double last_event_ms(const json_t *events)
+{
+	double last = -INFINITY, t;
+	const json_t *e;
+	size_t i;
+
+	json_array_foreach(events, i, e)
+		if (ev_num(e, "t_ms", &t) && t > last)
+			last = t;
+	return last;
+}
+
+/*
+ * The earliest event at or after injection that matches one of `sigs`; ties
+ * go to the event listed first. The stream is normally sorted, but merging
+ * several nodes' clocks may leave small inversions, hence the full scan.
+ */
+static void first_match(const json_t *events, const enum sc_signal *sigs, unsigned int nr,
+			const struct ev_fault *f, double within, bool by_type, struct ev_measure *m)
+{
+	double best = INFINITY, t;
+	const json_t *e;
+	unsigned int k;
+	size_t i;
+
+	m->threshold_ms = within;
+	json_array_foreach(events, i, e) {
+		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms || t >= best)
+			continue;
+		for (k = 0; k < nr; k++) {
+			if (!match_signal(sigs[k], e, f))
+				continue;
+			best = t;
+			if (by_type) /* isolation names what happened: rail_down or failover */
+				snprintf(m->signal, sizeof(m->signal), "%s", ev_str(e, "type"));
+			else
+				snprintf(m->signal, sizeof(m->signal), "%s",
+					 sc_signal_name(sigs[k]));
+			break;
+		}
+	}
+	if (best < INFINITY) {
+		m->seen = true;
+		m->ms = best - f->injected_ms;
+		m->ok = m->ms <= within;
+		return;
+	}
+	if (last_event_ms(events) < f->injected_ms + within) {
+		m->inconclusive = true;
+		snprintf(m->note, sizeof(m->note), "the drill ended before the window closed");
+	} else {
+		snprintf(m->note, sizeof(m->note), "not seen");
+	}
+}
+
+/* ---- recovery ---------------------------------------------------------- */
+
+/* A stretch below the threshold: a low sample, or a hole in the samples. */
+struct dip {
+	double start, end;
+};
+
+struct sample {
+	double start, end, mbps;
+};
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/*
+ * Client interval samples sorted by end time, and the dips among them:
+ * samples below `thr`, holes of more than two intervals between samples, and
+ * a hole of more than two intervals between the last sample and the end of
+ * the workload (the client's summary, or the last event when there is none,
+ * e.g. because the workload died). *last_end is the end of the last sample.
+ */
+static int find_dips(const json_t *events, double thr, struct dip **out, size_t *nr_out,
+		     double *last_end)
+{
+	struct sample *s;
+	struct dip *d;
+	double t, iv, stop = -INFINITY;
+	const json_t *e;
+	size_t i, n = 0, nd = 0;
+
+	*out = NULL;
+	*nr_out = 0;
+	*last_end = -INFINITY;
+	s = calloc(json_array_size(events) + 1, sizeof(*s));
+	d = calloc(2 * json_array_size(events) + 2, sizeof(*d));
+	if (!s || !d) {
+		free(s);
+		free(d);
+		return -ENOMEM;
+	}
+	json_array_foreach(events, i, e) {
+		if (ev_workload(e, "summary") && ev_is(e, "role", "client") &&
+		    ev_num(e, "t_ms", &t))
+			stop = t;
+		if (!ev_client_interval(e) || !ev_num(e, "t_ms", &t) ||
+		    !ev_num(e, "mbps", &s[n].mbps))
+			continue;
+		if (!ev_num(e, "interval_ms", &iv) || iv <= 0)
+			iv = 100;
+		s[n].start = t - iv;
+		s[n].end = t;
+		n++;
+	}
+	if (stop == -INFINITY)
+		stop = last_event_ms(events);
+	qsort(s, n, sizeof(*s), cmp_sample);
+	for (i = 0; i < n; i++) {
+		double iv_i = s[i].end - s[i].start;
+
+		if (i && s[i].start - s[i - 1].end > 2 * iv_i)
+			d[nd++] = (struct dip){s[i - 1].end, s[i].start};
+		if (s[i].mbps < thr)
+			d[nd++] = (struct dip){s[i].start, s[i].end};
+	}
+	if (n) {
+		*last_end = s[n - 1].end;
+		if (stop - s[n - 1].end > 2 * (s[n - 1].end - s[n - 1].start))
+			d[nd++] = (struct dip){s[n - 1].end, stop};
+	}
+	free(s);
+	*out = d;
+	*nr_out = nd;
+	return 0;
+}
+
+static void eval_recovery(const json_t *events, const struct sc_expect *x,
+			  const struct ev_baseline *b, const struct ev_fault *f,
+			  struct ev_measure *m)
+{
+	const double inj = f->injected_ms, within = (double)x->recovery_within_ms;
+	const double sustain = (double)x->recovery_sustain_ms, w_end = inj + within;
+	double thr, e = inj, last_end, horizon;
+	bool impact = false, changed;
+	struct dip *d;
+	size_t nd, i;
+
+	snprintf(m->signal, sizeof(m->signal), "throughput");
+	m->threshold_ms = within;
+	if (!baseline_usable(b)) {
+		m->inconclusive = true;
+		snprintf(m->note, sizeof(m->note), "no baseline throughput to compare with");
+		return;
+	}
+	thr = x->recovery_ratio * b->throughput_mbps;
+	if (find_dips(events, thr, &d, &nd, &last_end)) {
+		m->inconclusive = true;
+		snprintf(m->note, sizeof(m->note), "out of memory");
+		return;
+	}
+	/* the last dip that overlaps the window [injection, injection + within) */
+	for (i = 0; i < nd; i++) {
+		if (d[i].end > inj && d[i].start < w_end) {
+			impact = true;
+			e = fmax(e, d[i].end);
+		}
+	}
+	/* then recovery must hold for `sustain`: a dip starting sooner pushes it later */
+	do {
+		changed = false;
+		for (i = 0; i < nd; i++) {
+			if (d[i].end > e && d[i].start < e + sustain) {
+				impact = true;
+				e = d[i].end;
+				changed = true;
+			}
+		}
+	} while (changed);
+	free(d);
+
+	horizon = fmax(w_end, e + sustain);
+	if (last_end >= horizon) {
+		m->seen = true;
+		m->ms = e - inj;
+		m->ok = m->ms <= within;
+		if (!impact)
+			snprintf(m->note, sizeof(m->note), "no throughput impact");
+		return;
+	}
+	if (e > w_end || e > last_end) {
+		/* still below the threshold past the window, or the samples stopped */
+		snprintf(m->note, sizeof(m->note),
+			 e > last_end ? "not recovered: the workload stopped reporting"
+				      : "not recovered by the end of the drill");
+		return;
+	}
+	m->inconclusive = true;
+	snprintf(m->note, sizeof(m->note), "the drill ended before the window closed");
+}
+
+void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
+		       const struct ev_baseline *b, const struct ev_fault *f,
+		       struct ev_fault_result *r)
+{
+	static const enum sc_signal iso[] = {SC_SIG_ISOLATION};
+
+	memset(r, 0, sizeof(*r));
+	r->isolation_checked = expect->isolation_set;
+	r->detection.threshold_ms = (double)expect->detection_within_ms;
+	r->isolation.threshold_ms = (double)expect->isolation_within_ms;
+	r->recovery.threshold_ms = (double)expect->recovery_within_ms;
+	snprintf(r->recovery.signal, sizeof(r->recovery.signal), "throughput");
+	if (f->injected_ms < 0 || !json_is_array(events)) {
+		struct ev_measure *ms[] = {&r->detection, &r->isolation, &r->recovery};
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			ms[i]->inconclusive = true;
+			snprintf(ms[i]->note, sizeof(ms[i]->note), "not injected");
+		}
+		return;
+	}
+	first_match(events, expect->signals, expect->nr_signals, f,
+		    (double)expect->detection_within_ms, false, &r->detection);
+	if (r->isolation_checked) {
+		first_match(events, iso, 1, f, (double)expect->isolation_within_ms, true,
+			    &r->isolation);
+		if (!r->isolation.seen && f->rail < 0)
+			snprintf(r->isolation.note, sizeof(r->isolation.note),
+				 "not seen (the fault is not on a workload rail)");
+	}
+	eval_recovery(events, expect, b, f, &r->recovery);
+	r->ok = r->detection.ok && (!r->isolation_checked || r->isolation.ok) && r->recovery.ok;
+}
+
+/* ---- integrity --------------------------------------------------------- */
+
+static long long ev_ll(const json_t *e, const char *key)
+{
+	double v;
+
+	return ev_num(e, key, &v) ? (long long)v : 0;
+}
+
+void ev_integrity(const json_t *events, struct ev_integrity *in)
+{
+	const json_t *e, *client = NULL, *server = NULL;
+	long long lost;
+	size_t i;
+
+	memset(in, 0, sizeof(*in));
+	json_array_foreach(events, i, e) {
+		if (!ev_workload(e, "summary"))
+			continue;
+		if (ev_is(e, "role", "client"))
+			client = e;
+		else if (ev_is(e, "role", "server"))
+			server = e;
+	}
+	if (client)
+		in->sent = ev_ll(client, "sent");
+	if (server) {
+		in->received = ev_ll(server, "received");
+		in->duplicated = ev_ll(server, "duplicated");
+		in->corrupted = ev_ll(server, "corrupted");
+	}
+	if (client && server) {
+		/* acknowledged by the fabric but never seen intact by the server */
+		lost = ev_ll(client, "completed") - ev_ll(server, "unique");
+		in->lost = lost > 0 ? lost : 0;
+		in->known = true;
+	}
+}
+
+/* ---- verdict ----------------------------------------------------------- */
+
+static void signal_list(const struct sc_expect *x, char *buf, size_t len)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < x->nr_signals && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					sc_signal_name(x->signals[i]));
+}
+
+/* Adds the reasons a measure was not ok; returns 1 violated, 2 inconclusive, 0 ok. */
+static int judge(json_t *problems, const char *fault, const char *what, const struct ev_measure *m,
+		 const char *detail)
+{
+	char a[32], b[32];
+
+	if (m->ok)
+		return 0;
+	if (m->inconclusive) {
+		reason(problems, "%s: %s could not be judged: %s", fault, what, m->note);
+		return 2;
+	}
+	if (m->seen)
+		reason(problems, "%s: %s %s > %s", fault, what, fmt_ms(m->ms, a, sizeof(a)),
+		       fmt_ms(m->threshold_ms, b, sizeof(b)));
+	else
+		reason(problems, "%s: %s not seen within %s%s%s", fault, what,
+		       fmt_ms(m->threshold_ms, b, sizeof(b)), detail ? " " : "",
+		       detail ? detail : "");
+	return 1;
+}
+
+enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_baseline *b,
+			   const struct ev_fault_result *results, const struct ev_fault *faults,
+			   unsigned int nr_faults, const struct ev_integrity *in,
+			   bool cleanup_verified, json_t *reasons)
+{
+	json_t *problems = json_array(), *good = json_array();
+	bool fail = false, inconclusive = false;
+	enum ev_verdict v;
+	char w[64], s1[32], s2[32], s3[32], detail[256], sigs[128];
+	unsigned int i;
+	int j;
+
+	if (!cleanup_verified)
+		reason(problems, "cleanup was not verified: check the nodes by hand (see Cleanup)");
+	if (!baseline_usable(b)) {
+		inconclusive = true;
+		if (b->from_ms == 0 && b->to_ms == 0)
+			reason(problems, "baseline throughput is 0: no baseline was measured");
+		else if (!b->samples)
+			reason(problems, "baseline throughput is 0: no samples in %s",
+			       fmt_window(b->from_ms, b->to_ms, w, sizeof(w)));
+		else
+			reason(problems, "baseline throughput is 0: %u samples in %s moved no data",
+			       b->samples, fmt_window(b->from_ms, b->to_ms, w, sizeof(w)));
+	}
+	signal_list(expect, sigs, sizeof(sigs));
+	for (i = 0; i < nr_faults; i++) {
+		const struct ev_fault_result *r = &results[i];
+		const struct ev_fault *f = &faults[i];
+		char name[SC_NAME_LEN + 16];
+
+		if (f->decl)
+			snprintf(name, sizeof(name), "%s", f->decl->name);
+		else
+			snprintf(name, sizeof(name), "fault %u", i);
+		if (f->injected_ms < 0) {
+			inconclusive = true;
+			reason(problems, "%s: was not injected", name);
+			continue;
+		}
+		snprintf(detail, sizeof(detail), "(signals: %s)", sigs);
+		j = judge(problems, name, "detection", &r->detection, detail);
+		fail |= j == 1;
+		inconclusive |= j == 2;
+		if (r->isolation_checked) {
+			if (f->rail >= 0)
+				snprintf(detail, sizeof(detail),
+					 "(no rail_down or failover of rail %d)", f->rail);
+			else
+				snprintf(detail, sizeof(detail),
+					 "(the fault is not on a workload rail)");
+			j = judge(problems, name, "isolation", &r->isolation, detail);
+			fail |= j == 1;
+			inconclusive |= j == 2;
+		}
+		snprintf(detail, sizeof(detail), "(%s)", r->recovery.note);
+		j = judge(problems, name, "recovery", &r->recovery,
+			  r->recovery.note[0] ? detail : NULL);
+		fail |= j == 1;
+		inconclusive |= j == 2;
+
+		if (r->isolation_checked)
+			snprintf(detail, sizeof(detail), ", isolated in %s (%s)",
+				 fmt_ms(r->isolation.ms, s2, sizeof(s2)), r->isolation.signal);
+		else
+			detail[0] = '\0';
+		if (r->recovery.note[0] && r->recovery.ms == 0)
+			reason(good, "%s: detected in %s (%s)%s, %s", name,
+			       fmt_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal, detail,
+			       r->recovery.note);
+		else
+			reason(good, "%s: detected in %s (%s)%s, recovered in %s", name,
+			       fmt_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal, detail,
+			       fmt_ms(r->recovery.ms, s3, sizeof(s3)));
+	}
+	if (expect->max_lost >= 0 || expect->max_corrupted >= 0) {
+		if (!in->known) {
+			inconclusive = true;
+			reason(problems,
+			       "integrity unknown: the client or server summary is missing");
+		} else {
+			if (expect->max_lost >= 0 && in->lost > expect->max_lost) {
+				fail = true;
+				reason(problems,
+				       "integrity: %lld messages lost, at most %lld allowed",
+				       in->lost, (long long)expect->max_lost);
+			}
+			if (expect->max_corrupted >= 0 && in->corrupted > expect->max_corrupted) {
+				fail = true;
+				reason(problems,
+				       "integrity: %lld messages corrupted, at most %lld allowed",
+				       in->corrupted, (long long)expect->max_corrupted);
+			}
+			reason(good, "integrity held: %lld lost, %lld corrupted, %lld duplicated",
+			       in->lost, in->corrupted, in->duplicated);
+		}
+	}
+
+	if (!cleanup_verified)
+		v = EV_CLEANUP_FAILED;
+	else if (fail)
+		v = EV_FAIL;
+	else if (inconclusive)
+		v = EV_INCONCLUSIVE;
+	else
+		v = EV_PASS;
+	if (reasons)
+		json_array_extend(reasons, v == EV_PASS ? good : problems);
+	json_decref(problems);
+	json_decref(good);
+	return v;
+}
+
+json_t *ev_measure_json(const struct ev_measure *m)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "ms", m->seen ? json_real(round(m->ms * 1000) / 1000) : json_null());
+	json_object_set_new(j, "signal",
+			    m->seen && m->signal[0] ? json_string(m->signal) : json_null());
+	json_object_set_new(j, "threshold_ms",
+			    m->threshold_ms == floor(m->threshold_ms)
+				? json_integer((json_int_t)m->threshold_ms)
+				: json_real(m->threshold_ms));
+	json_object_set_new(j, "ok", json_boolean(m->ok));
+	if (m->note[0])
+		json_object_set_new(j, "note", json_string(m->note));
+	if (m->inconclusive)
+		json_object_set_new(j, "inconclusive", json_true());
+	return j;
+}

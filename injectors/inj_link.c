@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/* Get, set, restore and verify a netdev's IFF_UP with libnl-route; shared by link injectors. */
+#include <errno.h>
+#include <net/if.h>
+#include <netlink/errno.h>
+#include <netlink/netlink.h>
+#include <netlink/route/link.h>
+#include <netlink/socket.h>
+
+#include "injectors/inj_link.h"
+#include "injectors/inj_util.h"
+
+/* libnl reports its own NLE_* codes; the agent speaks errno. */
+static int inj_nl_errno(int nlerr)
+{
+	switch (nlerr < 0 ? -nlerr : nlerr) {
+	case NLE_PERM:
+		return -EPERM;
+	case NLE_NODEV:
+	case NLE_OBJ_NOTFOUND:
+		return -ENODEV;
+	case NLE_NOMEM:
+		return -ENOMEM;
+	case NLE_BUSY:
+		return -EBUSY;
+	case NLE_INVAL:
+	case NLE_RANGE:
+		return -EINVAL;
+	case NLE_OPNOTSUPP:
+		return -EOPNOTSUPP;
+	case NLE_AGAIN:
+		return -EAGAIN;
+	default:
+		return -EIO;
+	}
+}
+
+static int inj_link_fail(struct inj_fault *f, const char *what, int nlerr)
+{
+	int err = inj_nl_errno(nlerr);
+
+	return inj_fail(f, err, "%s: %s: %s: %s%s", f->inj->name, f->target.netdev, what,
+			nl_geterror(nlerr),
+			err == -EPERM ? " (need CAP_NET_ADMIN)"
+			: err == -ENODEV ? " (deleted or renamed since the fault was prepared?)"
+					  : "");
+}
+
+static int inj_link_open(struct inj_fault *f, struct nl_sock **sk)
+{
+	int ret;
+
+	*sk = nl_socket_alloc();
+	if (!*sk)
+		return inj_fail(f, -ENOMEM, "%s: %s: netlink socket: out of memory", f->inj->name,
+				f->target.netdev);
+	ret = nl_connect(*sk, NETLINK_ROUTE);
+	if (ret < 0) {
+		nl_socket_free(*sk);
+		*sk = NULL;
+		return inj_link_fail(f, "netlink connect", ret);
+	}
+	return 0;
+}
+
+static int inj_link_fetch(struct inj_fault *f, struct nl_sock *sk, struct rtnl_link **link)
+{
+	const struct inj_target *t = &f->target;
+	int ret = rtnl_link_get_kernel(sk, t->ifindex, t->ifindex > 0 ? NULL : t->netdev, link);
+
+	return ret < 0 ? inj_link_fail(f, "RTM_GETLINK", ret) : 0;
+}
+
+int inj_link_get_up(struct inj_fault *f, bool *up)
+{
+	struct rtnl_link *link = NULL;
+	struct nl_sock *sk;
+	int ret;
+
+	ret = inj_link_open(f, &sk);
+	if (ret)
+		return ret;
+	ret = inj_link_fetch(f, sk, &link);
+	if (!ret)
+		*up = rtnl_link_get_flags(link) & IFF_UP;
+	rtnl_link_put(link);
+	nl_socket_free(sk);
+	return ret;
+}
+
+int inj_link_set_up(struct inj_fault *f, bool up)
+{
+	struct rtnl_link *link = NULL, *change = NULL;
+	struct nl_sock *sk;
+	int ret;
+
+	ret = inj_link_open(f, &sk);
+	if (ret)
+		return ret;
+	ret = inj_link_fetch(f, sk, &link);
+	if (ret)
+		goto out;
+	change = rtnl_link_alloc();
+	if (!change) {
+		ret = inj_fail(f, -ENOMEM, "%s: %s: out of memory", f->inj->name, f->target.netdev);
+		goto out;
+	}
+	if (up)
+		rtnl_link_set_flags(change, IFF_UP);
+	else
+		rtnl_link_unset_flags(change, IFF_UP);
+	ret = rtnl_link_change(sk, link, change, 0);
+	if (ret < 0)
+		ret = inj_link_fail(f, up ? "RTM_NEWLINK (set up)" : "RTM_NEWLINK (set down)", ret);
+out:
+	rtnl_link_put(change);
+	rtnl_link_put(link);
+	nl_socket_free(sk);
+	return ret;
+}
+
+int inj_link_restore(struct inj_fault *f, bool want)
+{
+	const char *state = want ? "up" : "down";
+	bool up;
+	int ret;
+
+	ret = inj_link_get_up(f, &up);
+	if (ret)
+		return ret;
+	if (up == want) {
+		inj_action(f, "%s: already %s (was %s)", f->target.netdev, state, state);
+		return 0;
+	}
+	ret = inj_link_set_up(f, want);
+	if (ret)
+		return ret;
+	inj_action(f, "%s: set %s (was %s)", f->target.netdev, state, state);
+	return 0;
+}
+
+int inj_link_verify(struct inj_fault *f, bool want)
+{
+	bool up;
+	int ret;
+
+	ret = inj_link_get_up(f, &up);
+	if (ret)
+		return ret;
+	if (up != want)
+		return inj_fail(f, -EIO, "%s: %s: verify: link is %s, expected %s", f->inj->name,
+				f->target.netdev, up ? "up" : "down", want ? "up" : "down");
+	return 0;
+}

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+/*
+ * port_flap: takes a netdev down and up `count` times on a seeded, jittered
+ * schedule (injectors/flap_schedule.h), one `fault` event per transition
+ * (flap_down, flap_up). inject() makes the first down at once; the agent
+ * calls tick() at f->next_tick_ns for each later transition. Revert stops the
+ * schedule wherever it is and restores the IFF_UP state seen at prepare time.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "common/units.h"
+#include "injectors/flap_schedule.h"
+#include "injectors/inj_link.h"
+#include "injectors/inj_util.h"
+
+struct port_flap_priv {
+	bool prior_up;
+	struct flap_params p;
+	uint64_t *at_ms;   /* transition k at start_ns + at_ms[k] ms */
+	size_t n;          /* 2 * count transitions */
+	size_t next;       /* the next transition to make */
+	uint64_t start_ns; /* when transition 0 was made */
+};
+
+static const char *const port_flap_params[] = {"count", "down_ms", "up_ms", "jitter_ms", "seed",
+					       NULL};
+
+static const char *const port_flap_help[] = {
+	"count=int (required, 1..1000): down/up cycles",
+	"down_ms=int (required, > 0): how long each down lasts",
+	"up_ms=int (required, > 0): how long each up lasts before the next down",
+	"jitter_ms=int default 0: each period moves by a uniform +-jitter_ms (< min(down_ms, up_ms))",
+	"seed=int default 1: the jitter's seed; same seed, same schedule",
+	NULL,
+};
+
+static int port_flap_parse(const json_t *params, struct flap_params *p, char *err, size_t errlen)
+{
+	json_int_t count, down, up, jitter, seed;
+	int ret;
+
+	ret = inj_params_known("port_flap", params, port_flap_params, err, errlen);
+	if (!ret)
+		ret = inj_params_int("port_flap", params, "count", true, 1, FLAP_MAX_COUNT, 0, &count,
+				     err, errlen);
+	if (!ret)
+		ret = inj_params_int("port_flap", params, "down_ms", true, 1, FLAP_MAX_PERIOD_MS, 0,
+				     &down, err, errlen);
+	if (!ret)
+		ret = inj_params_int("port_flap", params, "up_ms", true, 1, FLAP_MAX_PERIOD_MS, 0,
+				     &up, err, errlen);
+	if (!ret)
+		ret = inj_params_int("port_flap", params, "jitter_ms", false, 0, FLAP_MAX_PERIOD_MS,
+				     0, &jitter, err, errlen);
+	if (!ret)
+		ret = inj_params_int("port_flap", params, "seed", false, 0, INT64_MAX, 1, &seed, err,
+				     errlen);
+	if (ret)
+		return ret;
+	*p = (struct flap_params){
+		.count = (unsigned int)count,
+		.down_ms = (uint64_t)down,
+		.up_ms = (uint64_t)up,
+		.jitter_ms = (uint64_t)jitter,
+		.seed = (uint64_t)seed,
+	};
+	return flap_params_check(p, err, errlen);
+}
+
+static int port_flap_validate(const json_t *params, char *err, size_t errlen)
+{
+	struct flap_params p;
+
+	return port_flap_parse(params, &p, err, errlen);
+}
+
+static void port_flap_cleanup(struct inj_fault *f)
+{
+	struct port_flap_priv *priv = f->priv;
+
+	if (!priv)
+		return;
+	free(priv->at_ms);
+	free(priv);
+	f->priv = NULL;
+}
+
+static int port_flap_prepare(struct inj_fault *f)
+{
+	struct port_flap_priv *priv = calloc(1, sizeof(*priv));
+	int ret;
+
+	if (!priv)
+		return inj_fail(f, -ENOMEM, "port_flap: %s: out of memory", f->target.netdev);
+	f->priv = priv;
+	ret = port_flap_parse(f->params, &priv->p, f->err, sizeof(f->err));
+	if (ret)
+		goto err;
+	priv->n = 2 * (size_t)priv->p.count;
+	priv->at_ms = calloc(priv->n, sizeof(*priv->at_ms));
+	if (!priv->at_ms) {
+		ret = inj_fail(f, -ENOMEM, "port_flap: %s: out of memory", f->target.netdev);
+		goto err;
+	}
+	ret = flap_schedule(&priv->p, priv->at_ms, priv->n);
+	if (ret)
+		goto err;
+	ret = inj_link_get_up(f, &priv->prior_up);
+	if (ret)
+		goto err;
+	if (!priv->prior_up) {
+		ret = inj_fail(f, -ENETDOWN,
+			       "port_flap: %s: refused: the link is already down, nothing to flap",
+			       f->target.netdev);
+		goto err;
+	}
+	return 0;
+err:
+	port_flap_cleanup(f);
+	return ret;
+}
+
+/* Makes transition k (even: down, odd: up) and reports it. */
+static int port_flap_step(struct inj_fault *f, struct port_flap_priv *priv)
+{
+	size_t k = priv->next;
+	bool down = !(k % 2);
+	int ret;
+
+	ret = inj_link_set_up(f, !down);
+	if (ret)
+		return ret;
+	priv->next++;
+	f->next_tick_ns = priv->next < priv->n
+				  ? priv->start_ns + priv->at_ms[priv->next] * RC_NSEC_PER_MSEC
+				  : 0;
+	if (f->env && f->env->event)
+		f->env->event(f, down ? "flap_down" : "flap_up",
+			      json_pack("{s:I, s:I, s:I}", "cycle", (json_int_t)(k / 2 + 1), "of",
+					(json_int_t)priv->p.count, "at_ms", (json_int_t)priv->at_ms[k]));
+	return 0;
+}
+
+static int port_flap_inject(struct inj_fault *f)
+{
+	struct port_flap_priv *priv = f->priv;
+
+	priv->start_ns = rc_now_ns();
+	priv->next = 0;
+	return port_flap_step(f, priv);
+}
+
+static int port_flap_tick(struct inj_fault *f, uint64_t now_ns)
+{
+	struct port_flap_priv *priv = f->priv;
+
+	if (!priv || priv->next >= priv->n || f->reverted) {
+		f->next_tick_ns = 0;
+		return 0;
+	}
+	if (now_ns < priv->start_ns + priv->at_ms[priv->next] * RC_NSEC_PER_MSEC)
+		return 0; /* early: next_tick_ns still says when */
+	return port_flap_step(f, priv);
+}
+
+static int port_flap_revert(struct inj_fault *f)
+{
+	struct port_flap_priv *priv = f->priv;
+
+	f->next_tick_ns = 0;
+	if (!priv)
+		return 0;
+	priv->next = priv->n; /* the schedule ends here, whatever happens next */
+	return inj_link_restore(f, priv->prior_up);
+}
+
+static int port_flap_verify(struct inj_fault *f)
+{
+	const struct port_flap_priv *priv = f->priv;
+
+	return priv ? inj_link_verify(f, priv->prior_up) : 0;
+}
+
+static json_t *port_flap_describe_prior(const struct inj_fault *f)
+{
+	const struct port_flap_priv *priv = f->priv;
+	json_t *sched;
+	size_t k;
+
+	if (!priv)
+		return json_object();
+	sched = json_array();
+	for (k = 0; k < priv->n; k++)
+		json_array_append_new(sched, json_integer((json_int_t)priv->at_ms[k]));
+	return json_pack("{s:b, s:o}", "up", priv->prior_up, "schedule_ms", sched);
+}
+
+const struct injector inj_port_flap = {
+	.name = "port_flap",
+	.summary = "take a netdev down and up COUNT times on a seeded, jittered schedule",
+	.param_help = port_flap_help,
+	.validate = port_flap_validate,
+	.prepare = port_flap_prepare,
+	.inject = port_flap_inject,
+	.tick = port_flap_tick,
+	.revert = port_flap_revert,
+	.verify = port_flap_verify,
+	.describe_prior = port_flap_describe_prior,
+	.cleanup = port_flap_cleanup,
+};

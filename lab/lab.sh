@@ -1,0 +1,641 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# The rdmachaos lab: boots one QEMU guest per node with Soft-RoCE (rxe) on its data rails.
+#
+# `rdmachaos lab ...` execs this script; it also works standalone. Each guest runs Debian's
+# own kernel (downloaded once into a cache, never installed on the host) and the HOST's root
+# filesystem read-only over virtio-9p, so guests run the host's binaries at the same paths.
+# Control traffic stays on host loopback (QEMU user-net hostfwd); data rails are QEMU socket
+# pairs (2 nodes) or one vde_switch per rail (other node counts), never the host's network.
+#
+# Environment:
+#   RDMACHAOS_LAB_DIR        state dir (default <repo>/build/lab): cache/ and run/
+#   RDMACHAOS_LAB_CACHE      kernel + initramfs cache (default $RDMACHAOS_LAB_DIR/cache)
+#   RDMACHAOS_LAB_PORT_BASE  first host port (default 17700): node i agent = base+2i,
+#                            exec = base+2i+1; 2-node rails use base+4+r
+#   RDMACHAOS_LAB_ACCEL      tcg | kvm | auto (default auto; --accel wins)
+#   RDMACHAOS_LAB_TIMEOUT    boot deadline in seconds (default 120)
+#   RDMACHAOS_LAB_MEM        guest memory (default 512M)
+#   RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
+#   RDMACHAOS_LAB_CMD        how hints name this command (default "rdmachaos lab")
+
+set -euo pipefail
+
+LAB_SRC=$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")" && pwd)
+REPO=$(dirname "$LAB_SRC")
+DIR=$(realpath -m "${RDMACHAOS_LAB_DIR:-$REPO/build/lab}")
+CACHE=$(realpath -m "${RDMACHAOS_LAB_CACHE:-$DIR/cache}")
+RUN=$DIR/run
+PORT_BASE=${RDMACHAOS_LAB_PORT_BASE:-17700}
+BOOT_TIMEOUT=${RDMACHAOS_LAB_TIMEOUT:-120}
+MEM=${RDMACHAOS_LAB_MEM:-512M}
+CMD=${RDMACHAOS_LAB_CMD:-rdmachaos lab}
+QEMU=qemu-system-x86_64
+GUEST_AGENT_PORT=7707
+GUEST_EXEC_PORT=7708
+EXIT_MARK=__RDMACHAOS_EXIT__
+
+msg() { echo "lab: $*"; }
+warn() { echo "lab: $*" >&2; }
+die() {
+	echo "lab: $*" >&2
+	exit 1
+}
+
+usage() {
+	cat <<EOF
+usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
+
+  up [--nodes N] [--rails R] [--accel tcg|kvm|auto]
+        boot N guests (default 2, at most 26) with R data rails each (default 2, at most 4);
+        waits until every node's exec service (and agent, if built) answers
+  status [--json]
+        show the lab that is up; --json prints its state file (run/lab.json)
+  exec NODE [--timeout S] -- CMD...
+        run CMD in guest NODE (node-a, node-b, ... or 0, 1, ...); prints its stdout+stderr and
+        exits with its exit code. One argument is a shell command line (sh -c); several are
+        one argv, quoted as given.
+  down
+        stop every guest and switch of this lab and remove run/; exit 0 when nothing is up
+
+Nodes are node-a, node-b, ...; node i has rail r at 192.0.2.(64r+i+1)/26 on netdev railR with
+rxe device rxe_railR. State: $DIR (RDMACHAOS_LAB_DIR), ports from $PORT_BASE
+(RDMACHAOS_LAB_PORT_BASE): agent = base+2i, exec = base+2i+1.
+EOF
+}
+
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+node_name() { printf 'node-%b' "\\x$(printf %x $((97 + $1)))"; }
+agent_port() { echo $((PORT_BASE + 2 * $1)); }
+exec_port() { echo $((PORT_BASE + 2 * $1 + 1)); }
+rail_addr() { echo "192.0.2.$((64 * $1 + $2 + 1))"; } # rail, node
+rail_mac() { printf '52:54:00:%02x:%02x:01' "$1" "$2"; }
+ctl_mac() { printf '52:54:00:fe:%02x:01' "$1"; }
+
+json_str() {
+	local s=$1
+	s=${s//\\/\\\\}
+	s=${s//\"/\\\"}
+	printf '"%s"' "$s"
+}
+
+port_in_use() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
+
+# ---------------------------------------------------------------- kernel + initramfs cache
+
+need_tools() {
+	local t missing=()
+	for t in "$@"; do command -v "$t" >/dev/null 2>&1 || missing+=("$t"); done
+	[ "${#missing[@]}" -eq 0 ] || die "missing ${missing[*]}; run: make deps (or bash lab/deps.sh)"
+}
+
+kernel_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$/ { print $2; exit }'
+}
+
+# Sets KVER and KDIR (an extracted linux-image package with modules.dep).
+ensure_kernel() {
+	mkdir -p "$CACHE"
+	exec 8>"$CACHE/.lock"
+	flock 8
+	if [ -s "$CACHE/kernel.current" ]; then
+		KVER=$(cat "$CACHE/kernel.current")
+		KDIR=$CACHE/kernel-$KVER
+		if [ -f "$KDIR/boot/vmlinuz-$KVER" ] && [ -f "$KDIR/lib/modules/$KVER/modules.dep" ]; then
+			exec 8>&-
+			return 0
+		fi
+	fi
+	local pkg t0
+	t0=$(now)
+	pkg=$(kernel_pkg)
+	if [ -z "$pkg" ]; then
+		msg "apt-get update (to find Debian's linux-image-amd64)"
+		apt-get update -q </dev/null >/dev/null || die "apt-get update failed (run as root?)"
+		pkg=$(kernel_pkg)
+	fi
+	[ -n "$pkg" ] || die "cannot resolve linux-image-amd64 to a linux-image-6.1.*-amd64 package"
+	KVER=${pkg#linux-image-}
+	KDIR=$CACHE/kernel-$KVER
+	msg "fetching $pkg into $CACHE (once)"
+	rm -rf "$CACHE/dl" "$KDIR.tmp" "$KDIR"
+	mkdir -p "$CACHE/dl"
+	(cd "$CACHE/dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg" </dev/null >/dev/null) ||
+		die "apt-get download $pkg failed"
+	dpkg -x "$CACHE"/dl/*.deb "$KDIR.tmp" || die "dpkg -x failed"
+	depmod -b "$KDIR.tmp" "$KVER" || die "depmod failed"
+	mv "$KDIR.tmp" "$KDIR"
+	rm -rf "$CACHE/dl"
+	echo "$KVER" >"$CACHE/kernel.current"
+	msg "kernel $KVER ready in $(since "$t0") s"
+	exec 8>&-
+}
+
+# Sets KERNEL: an uncompressed vmlinux (ELF with a PVH entry) extracted from the bzImage when
+# possible. QEMU boots it directly, which skips SeaBIOS and the in-guest xz decompression:
+# about 5 s less per boot under TCG. Falls back to the bzImage.
+ensure_vmlinux() {
+	local bz=$KDIR/boot/vmlinuz-$KVER out=$KDIR/boot/vmlinux-$KVER off
+	KERNEL=$bz
+	if [ -s "$out" ]; then
+		KERNEL=$out
+		return 0
+	fi
+	command -v xz >/dev/null 2>&1 || return 0
+	off=$(grep -abo -m1 $'\xfd7zXZ\x00' "$bz" 2>/dev/null | head -n 1 | cut -d: -f1) || true
+	[ -n "$off" ] || return 0
+	# (tail gets SIGPIPE when xz stops at the end of the stream: judge by the result)
+	tail -c +$((off + 1)) "$bz" 2>/dev/null | xz -dc --single-stream >"$out.tmp" 2>/dev/null || true
+	if [ "$(head -c 4 "$out.tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] &&
+		[ "$(stat -c %s "$out.tmp")" -gt "$(stat -c %s "$bz")" ]; then
+		mv "$out.tmp" "$out"
+		KERNEL=$out
+	else
+		rm -f "$out.tmp"
+	fi
+}
+
+# Sets INITRD; rebuilds it only when busybox, the init script, the kernel or the module list change.
+ensure_initramfs() {
+	local bb mods stamp tmp m
+	bb=$(command -v busybox) || die "busybox missing; run: make deps"
+	dpkg-query -W -f='${db:Status-Abbrev}' busybox-static 2>/dev/null | grep -q '^ii' ||
+		die "busybox-static is not installed (a static busybox is needed); run: make deps"
+	mods=$(for m in virtio_pci 9pnet_virtio 9p; do
+		modprobe -d "$KDIR" -S "$KVER" --show-depends "$m"
+	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
+	[ -n "$mods" ] || die "cannot resolve the 9p/virtio modules of $KVER"
+	stamp=$({
+		echo "$KVER"
+		sha256sum "$bb" "$LAB_SRC/initramfs-init.sh"
+		echo "$mods"
+	} | sha256sum | cut -c1-32)
+	INITRD=$CACHE/initramfs-$KVER.cpio.gz
+	exec 8>"$CACHE/.lock"
+	flock 8
+	if [ -f "$INITRD" ] && [ "$(cat "$INITRD.stamp" 2>/dev/null)" = "$stamp" ]; then
+		exec 8>&-
+		return 0
+	fi
+	tmp=$CACHE/initramfs.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp/bin" "$tmp/modules"
+	cp "$bb" "$tmp/bin/busybox"
+	install -m 755 "$LAB_SRC/initramfs-init.sh" "$tmp/init"
+	for m in $mods; do
+		cp "$m" "$tmp/modules/"
+		basename "$m" >>"$tmp/modules/order"
+	done
+	(cd "$tmp" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$INITRD.tmp"
+	mv "$INITRD.tmp" "$INITRD"
+	echo "$stamp" >"$INITRD.stamp"
+	rm -rf "$tmp"
+	msg "initramfs built: $INITRD ($(du -k "$INITRD" | cut -f1) KiB)"
+	exec 8>&-
+}
+
+# ---------------------------------------------------------------- accelerator
+
+kvm_probe() {
+	local f=$CACHE/kvm-probe key result=no log
+	key="$KVER|$($QEMU --version | head -1)|$(uname -r)"
+	if [ -f "$f" ] && [ "$(sed -n 1p "$f")" = "$key" ]; then
+		sed -n 2p "$f"
+		return 0
+	fi
+	if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
+		warn "probing KVM (once; the result is cached in $f)..."
+		log=$(mktemp)
+		timeout -k 2 8 "$QEMU" -accel kvm -cpu host -smp 1 -m 256M -nodefaults -no-user-config \
+			-display none -no-reboot -serial "file:$log" \
+			-kernel "$KERNEL" -initrd "$INITRD" \
+			-append "console=ttyS0 panic=-1 rdmachaos.probe=1" </dev/null >/dev/null 2>&1 || true
+		grep -q RDMACHAOS-PROBE-OK "$log" && result=yes
+		rm -f "$log"
+	fi
+	printf '%s\n%s\n' "$key" "$result" >"$f"
+	echo "$result"
+}
+
+# ---------------------------------------------------------------- run state
+
+lab_is_up() { [ -f "$RUN/lab.json" ]; }
+
+require_up() {
+	lab_is_up || die "no lab is up in $DIR; run: $CMD up"
+	# shellcheck disable=SC1091
+	. "$RUN/lab.env"
+}
+
+pid_is_ours() { # pid: a live qemu/vde_switch of this lab's run dir
+	[ -n "$1" ] && [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$RUN/"
+}
+
+# Kills every qemu and vde_switch of this lab (found by their pidfiles in run/) and removes run/.
+teardown() {
+	local f pid pids=() i
+	[ -d "$RUN" ] || return 0
+	for f in "$RUN"/*.pid; do
+		[ -f "$f" ] || continue
+		pid=$(cat "$f" 2>/dev/null || true)
+		if pid_is_ours "$pid"; then
+			kill -TERM "$pid" 2>/dev/null || true
+			pids+=("$pid")
+		fi
+	done
+	for i in $(seq 50); do
+		local alive=0
+		for pid in "${pids[@]}"; do pid_is_ours "$pid" && alive=1; done
+		[ "$alive" = 0 ] && break
+		sleep 0.1
+	done
+	for pid in "${pids[@]}"; do
+		pid_is_ours "$pid" && kill -KILL "$pid" 2>/dev/null || true
+	done
+	KILLED=${#pids[@]}
+	rm -rf "$RUN"
+}
+
+# ---------------------------------------------------------------- exec channel
+
+# exec_on PORT TIMEOUT CMD: runs CMD via the guest's exec service, prints its output,
+# returns its exit code (255 when the channel failed).
+exec_on() {
+	local port=$1 to=$2 cmd=$3 tmp fd size last n rc
+	tmp=$(mktemp "${TMPDIR:-/tmp}/rdmachaos-exec.XXXXXX")
+	if ! exec {fd}<>"/dev/tcp/127.0.0.1/$port"; then
+		rm -f "$tmp"
+		return 255
+	fi 2>/dev/null
+	printf '%s %s\n' "$to" "$(printf '%s' "$cmd" | base64 -w0)" >&"$fd"
+	if [ "$to" -gt 0 ]; then
+		# The guest enforces TIMEOUT; this only guards against a channel that never closes.
+		timeout $((to + 15)) cat <&"$fd" >"$tmp" || true
+	else
+		cat <&"$fd" >"$tmp" || true
+	fi
+	exec {fd}>&-
+	last=$(tail -n 1 "$tmp")
+	size=$(stat -c %s "$tmp")
+	case "$last" in
+	"$EXIT_MARK "[0-9]*)
+		rc=${last#"$EXIT_MARK "}
+		n=$((size - ${#last} - 2))
+		[ "$n" -gt 0 ] && head -c "$n" "$tmp"
+		rm -f "$tmp"
+		return "$rc"
+		;;
+	*)
+		cat "$tmp"
+		rm -f "$tmp"
+		return 255
+		;;
+	esac
+}
+
+# ---------------------------------------------------------------- up
+
+start_qemu() { # index N R
+	local i=$1 n=$2 rails=$3 name share r args
+	name=$(node_name "$i")
+	share=$RUN/$name
+	args=(
+		-name "$name"
+		-smp 1 -m "$MEM" -nodefaults -no-user-config -display none -no-reboot
+		-daemonize -pidfile "$RUN/$name.pid"
+		-serial "file:$RUN/$name.console.log"
+		-qmp "unix:$RUN/$name.qmp,server=on,wait=off"
+		-kernel "$KERNEL" -initrd "$INITRD"
+		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off rdmachaos.init=$LAB_SRC/guest-init.sh"
+		-virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap"
+		-netdev "user,id=ctl,restrict=on,hostfwd=tcp:127.0.0.1:$(agent_port "$i")-:$GUEST_AGENT_PORT,hostfwd=tcp:127.0.0.1:$(exec_port "$i")-:$GUEST_EXEC_PORT"
+		-device "virtio-net-pci,netdev=ctl,mac=$(ctl_mac "$i"),romfile="
+	)
+	if [ "$ACCEL" = kvm ]; then
+		args=(-accel kvm -cpu host "${args[@]}")
+	else
+		args=(-accel tcg,thread=multi -cpu max "${args[@]}")
+	fi
+	for ((r = 0; r < rails; r++)); do
+		if [ "$n" -eq 2 ]; then
+			if [ "$i" -eq 0 ]; then
+				args+=(-netdev "socket,id=rail$r,listen=127.0.0.1:$((PORT_BASE + 4 + r))")
+			else
+				args+=(-netdev "socket,id=rail$r,connect=127.0.0.1:$((PORT_BASE + 4 + r))")
+			fi
+		else
+			args+=(-netdev "vde,id=rail$r,sock=$RUN/rail$r.vde")
+		fi
+		args+=(-device "virtio-net-pci,netdev=rail$r,mac=$(rail_mac "$r" "$i"),romfile=")
+	done
+	printf '%q ' "$QEMU" "${args[@]}" >"$RUN/$name.cmdline"
+	echo >>"$RUN/$name.cmdline"
+	if ! "$QEMU" "${args[@]}" </dev/null >"$RUN/$name.qemu.log" 2>&1 9>&- 8>&-; then
+		cat "$RUN/$name.qemu.log" >&2
+		die "$name: qemu failed to start (command in $RUN/$name.cmdline)"
+	fi
+}
+
+write_node_conf() { # index N R start_agent
+	local i=$1 rails=$3 name r macs="" addrs=""
+	name=$(node_name "$i")
+	for ((r = 0; r < rails; r++)); do
+		macs+="$(rail_mac "$r" "$i") "
+		addrs+="$(rail_addr "$r" "$i")/26 "
+	done
+	cat >"$RUN/$name/node.conf" <<EOF
+NODE_NAME=$name
+NODE_INDEX=$i
+NODE_COUNT=$2
+RAILS=$rails
+KERNEL_DIR='$KDIR'
+REPO='$REPO'
+CTL_MAC=$(ctl_mac "$i")
+RAIL_MACS='${macs% }'
+RAIL_ADDRS='${addrs% }'
+START_AGENT=$4
+EOF
+}
+
+write_state() { # N R
+	local n=$1 rails=$2 i r name sep="" rsep started
+	started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	{
+		printf '{"nodes":['
+		for ((i = 0; i < n; i++)); do
+			name=$(node_name "$i")
+			printf '%s{"name":"%s","index":%d,"agent":"127.0.0.1:%d","exec":"127.0.0.1:%d","pid":%d,' \
+				"$sep" "$name" "$i" "$(agent_port "$i")" "$(exec_port "$i")" "$(cat "$RUN/$name.pid")"
+			printf '"console":%s,"share":%s,"qmp":%s,"rails":[' \
+				"$(json_str "$RUN/$name.console.log")" "$(json_str "$RUN/$name")" "$(json_str "$RUN/$name.qmp")"
+			rsep=""
+			for ((r = 0; r < rails; r++)); do
+				printf '%s{"rail":%d,"netdev":"rail%d","addr":"%s","prefix":26,"device":"rxe_rail%d","mac":"%s"}' \
+					"$rsep" "$r" "$r" "$(rail_addr "$r" "$i")" "$r" "$(rail_mac "$r" "$i")"
+				rsep=","
+			done
+			printf ']}'
+			sep=","
+		done
+		printf '],"rails":%d,"accel":"%s","kernel":"%s","started_at":"%s","dir":%s}\n' \
+			"$rails" "$ACCEL" "$KVER" "$started" "$(json_str "$DIR")"
+	} >"$RUN/lab.json.tmp"
+	{
+		echo "LAB_NODES=$n"
+		echo "LAB_RAILS=$rails"
+		echo "LAB_ACCEL=$ACCEL"
+		echo "LAB_STARTED=$started"
+		echo "LAB_PORT_BASE=$PORT_BASE"
+	} >"$RUN/lab.env"
+	mv "$RUN/lab.json.tmp" "$RUN/lab.json"
+}
+
+UP_DONE=0
+save_failed_run() {
+	local f
+	rm -rf "$DIR/failed-run"
+	mkdir -p "$DIR/failed-run"
+	for f in "$RUN"/*.console.log "$RUN"/*.cmdline "$RUN"/*.qemu.log "$RUN"/*/*.log "$RUN"/*/*.out \
+		"$RUN"/*/failed "$RUN"/*/node.conf; do
+		[ -f "$f" ] || continue
+		cp "$f" "$DIR/failed-run/$(basename "$(dirname "$f")")_$(basename "$f")" 2>/dev/null || true
+	done
+}
+
+up_cleanup() {
+	local rc=$?
+	if [ "$UP_DONE" != 1 ]; then
+		save_failed_run
+		warn "up failed; stopped what was started; consoles and logs kept in $DIR/failed-run"
+		teardown
+	fi
+	return "$rc"
+}
+
+console_tail() {
+	local f=$RUN/$1.console.log
+	[ -f "$f" ] || return 0
+	warn "last lines of $1's console:"
+	tail -n 25 "$f" | sed 's/^/    /' >&2
+}
+
+cmd_up() {
+	local n=2 rails=2 accel=${RDMACHAOS_LAB_ACCEL:-auto} i r name p t0 start_agent=1
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--nodes) n=${2:?--nodes needs a number}; shift 2 ;;
+		--nodes=*) n=${1#*=}; shift ;;
+		--rails) rails=${2:?--rails needs a number}; shift 2 ;;
+		--rails=*) rails=${1#*=}; shift ;;
+		--accel) accel=${2:?--accel needs tcg, kvm or auto}; shift 2 ;;
+		--accel=*) accel=${1#*=}; shift ;;
+		-h | --help) usage; exit 0 ;;
+		*) die "up: unknown argument '$1' (see: $CMD --help)" ;;
+		esac
+	done
+	[[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 26 ] || die "up: --nodes must be 1..26"
+	[[ "$rails" =~ ^[0-9]+$ ]] && [ "$rails" -ge 1 ] && [ "$rails" -le 4 ] || die "up: --rails must be 1..4"
+	case "$accel" in tcg | kvm | auto) ;; *) die "up: --accel must be tcg, kvm or auto" ;; esac
+	[[ "$PORT_BASE" =~ ^[0-9]+$ ]] && [ "$PORT_BASE" -ge 1024 ] && [ "$PORT_BASE" -le 65000 ] ||
+		die "RDMACHAOS_LAB_PORT_BASE must be a port number 1024..65000"
+	[[ "$LAB_SRC$DIR$CACHE" != *[[:space:]]* ]] || die "paths with spaces are not supported ($LAB_SRC, $DIR)"
+	[ "${RDMACHAOS_LAB_NO_AGENT:-0}" = 1 ] && start_agent=0
+
+	need_tools "$QEMU" busybox cpio gzip depmod modprobe apt-get dpkg ss flock base64
+	[ "$n" -eq 2 ] || need_tools vde_switch
+
+	mkdir -p "$DIR"
+	exec 9>"$DIR/lab.lock"
+	flock -n 9 || die "another '$CMD up' is running in $DIR"
+	if lab_is_up; then
+		die "a lab is already up in $DIR; see: $CMD status, or run: $CMD down"
+	fi
+	if [ -d "$RUN" ]; then
+		teardown # leftovers of a crashed or interrupted run
+	fi
+
+	local ports=()
+	for ((i = 0; i < n; i++)); do ports+=("$(agent_port "$i")" "$(exec_port "$i")"); done
+	if [ "$n" -eq 2 ]; then
+		for ((r = 0; r < rails; r++)); do ports+=($((PORT_BASE + 4 + r))); done
+	fi
+	for p in "${ports[@]}"; do
+		port_in_use "$p" && die "host port $p is in use (another lab? set RDMACHAOS_LAB_PORT_BASE)"
+	done
+
+	ensure_kernel
+	ensure_vmlinux
+	ensure_initramfs
+	ACCEL=$accel
+	if [ "$ACCEL" = auto ]; then
+		if [ "$(kvm_probe)" = yes ]; then ACCEL=kvm; else ACCEL=tcg; fi
+	elif [ "$ACCEL" = kvm ] && [ ! -w /dev/kvm ]; then
+		die "up: --accel kvm but /dev/kvm is not usable"
+	fi
+
+	t0=$(now)
+	UP_DONE=0
+	trap up_cleanup EXIT
+	trap 'exit 130' INT TERM
+	mkdir -p "$RUN"
+
+	if [ "$n" -ne 2 ]; then
+		for ((r = 0; r < rails; r++)); do
+			[ "${#RUN}" -lt 90 ] || die "run dir path too long for unix sockets: $RUN"
+			vde_switch -s "$RUN/rail$r.vde" -p "$RUN/rail$r.vde.pid" -d </dev/null >/dev/null 2>&1 9>&- 8>&- ||
+				die "vde_switch for rail$r failed"
+			for _ in $(seq 50); do
+				[ -S "$RUN/rail$r.vde/ctl" ] && break
+				sleep 0.1
+			done
+			[ -S "$RUN/rail$r.vde/ctl" ] || die "vde_switch for rail$r did not come up"
+		done
+	fi
+
+	for ((i = 0; i < n; i++)); do
+		name=$(node_name "$i")
+		mkdir -p "$RUN/$name"
+		write_node_conf "$i" "$n" "$rails" "$start_agent"
+		start_qemu "$i" "$n" "$rails"
+		msg "$name booting ($ACCEL)..."
+	done
+
+	# Wait for every node: share/ready from the guest init, then one round trip on its exec port.
+	local pending=() left ready_line agent deadline up_s
+	for ((i = 0; i < n; i++)); do pending+=("$i"); done
+	deadline=$(awk -v a="$t0" -v b="$BOOT_TIMEOUT" 'BEGIN { printf "%d", a + b }')
+	while [ "${#pending[@]}" -gt 0 ]; do
+		left=()
+		for i in "${pending[@]}"; do
+			name=$(node_name "$i")
+			if [ -f "$RUN/$name/failed" ]; then
+				console_tail "$name"
+				die "$name: guest init failed: $(cat "$RUN/$name/failed")"
+			fi
+			if ! pid_is_ours "$(cat "$RUN/$name.pid" 2>/dev/null || true)"; then
+				console_tail "$name"
+				die "$name: qemu exited during boot"
+			fi
+			if [ ! -f "$RUN/$name/ready" ]; then
+				left+=("$i")
+				continue
+			fi
+			if [ "$(exec_on "$(exec_port "$i")" 20 'echo rdmachaos-exec-ok' 2>/dev/null)" != rdmachaos-exec-ok ]; then
+				console_tail "$name"
+				die "$name: guest is ready but its exec service on 127.0.0.1:$(exec_port "$i") does not answer"
+			fi
+			agent=$(sed -n 's/^agent=//p' "$RUN/$name/ready")
+			up_s=$(sed -n 's/^uptime=//p' "$RUN/$name/ready")
+			if [ "$agent" = failed ]; then
+				warn "$name: agent did not start listening on :$GUEST_AGENT_PORT; its output:"
+				tail -n 20 "$RUN/$name/agent.out" "$RUN/$name/agent.log" 2>/dev/null | sed 's/^/    /' >&2
+				die "$name: agent failed (set RDMACHAOS_LAB_NO_AGENT=1 to boot without it)"
+			fi
+			msg "$name ready in $(since "$t0") s (guest uptime $up_s s, agent: $agent)"
+		done
+		pending=("${left[@]+"${left[@]}"}")
+		[ "${#pending[@]}" -eq 0 ] && break
+		if [ "$(date +%s)" -ge "$deadline" ]; then
+			for i in "${pending[@]}"; do console_tail "$(node_name "$i")"; done
+			die "boot deadline of ${BOOT_TIMEOUT}s passed (RDMACHAOS_LAB_TIMEOUT)"
+		fi
+		sleep 0.2
+	done
+
+	write_state "$n" "$rails"
+	UP_DONE=1
+	trap - EXIT INT TERM
+	msg "up: $n nodes x $rails rails ($ACCEL) in $(since "$t0") s; state: $RUN/lab.json"
+}
+
+# ---------------------------------------------------------------- status / exec / down
+
+cmd_status() {
+	if [ "${1:-}" = --json ]; then
+		require_up
+		cat "$RUN/lab.json"
+		return 0
+	fi
+	[ $# -eq 0 ] || die "status: unknown argument '$1'"
+	require_up
+	local name idx pid state i r addrs
+	msg "up since $LAB_STARTED: $LAB_NODES nodes x $LAB_RAILS rails ($LAB_ACCEL), state in $RUN"
+	for ((i = 0; i < LAB_NODES; i++)); do
+		name=$(node_name "$i")
+		pid=$(cat "$RUN/$name.pid" 2>/dev/null || echo "?")
+		if pid_is_ours "$pid"; then state=running; else state=DEAD; fi
+		addrs=""
+		for ((r = 0; r < LAB_RAILS; r++)); do addrs+=" rail$r=$(rail_addr "$r" "$i")"; done
+		printf '  %-7s %-8s pid %-7s agent 127.0.0.1:%d  exec 127.0.0.1:%d %s\n' \
+			"$name" "$state" "$pid" "$(agent_port "$i")" "$(exec_port "$i")" "$addrs"
+	done
+}
+
+cmd_exec() {
+	local node=${1:-} to=0 i idx=-1 cmd q a
+	[ -n "$node" ] || die "exec: usage: $CMD exec NODE [--timeout S] -- CMD..."
+	shift
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--timeout) to=${2:?--timeout needs seconds}; shift 2 ;;
+		--timeout=*) to=${1#*=}; shift ;;
+		--) shift; break ;;
+		*) break ;;
+		esac
+	done
+	[[ "$to" =~ ^[0-9]+$ ]] || die "exec: --timeout must be whole seconds"
+	[ $# -gt 0 ] || die "exec: no command given; usage: $CMD exec NODE [--timeout S] -- CMD..."
+	require_up
+	for ((i = 0; i < LAB_NODES; i++)); do
+		if [ "$node" = "$(node_name "$i")" ] || [ "$node" = "$i" ]; then idx=$i; fi
+	done
+	[ "$idx" -ge 0 ] || die "exec: no node '$node' (nodes: $(for ((i = 0; i < LAB_NODES; i++)); do printf '%s ' "$(node_name "$i")"; done))"
+	pid_is_ours "$(cat "$RUN/$(node_name "$idx").pid" 2>/dev/null || true)" ||
+		die "exec: $(node_name "$idx")'s qemu is not running; run: $CMD down && $CMD up"
+	if [ $# -eq 1 ]; then
+		cmd=$1
+	else
+		cmd=""
+		for a in "$@"; do
+			q=${a//\'/\'\\\'\'}
+			cmd+="'$q' "
+		done
+	fi
+	local rc=0
+	exec_on "$(exec_port "$idx")" "$to" "$cmd" || rc=$?
+	if [ "$rc" -eq 255 ]; then
+		warn "exec: $(node_name "$idx"): no exit status came back from 127.0.0.1:$(exec_port "$idx") (guest down, or the command exited 255)"
+	fi
+	return "$rc"
+}
+
+cmd_down() {
+	[ $# -eq 0 ] || die "down: unknown argument '$1'"
+	if [ ! -d "$RUN" ]; then
+		msg "nothing is up in $DIR"
+		return 0
+	fi
+	KILLED=0
+	teardown
+	msg "down: stopped $KILLED processes, removed $RUN"
+}
+
+main() {
+	local sub=${1:-}
+	[ $# -gt 0 ] && shift
+	case "$sub" in
+	up) cmd_up "$@" ;;
+	status) cmd_status "$@" ;;
+	exec) cmd_exec "$@" ;;
+	down) cmd_down "$@" ;;
+	-h | --help | help) usage ;;
+	"") usage >&2; exit 2 ;;
+	*) die "unknown command '$sub' (see: $CMD --help)" ;;
+	esac
+}
+
+main "$@"

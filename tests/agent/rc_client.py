@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""A tiny rdmachaos protocol client for the agent's tests (docs/PROTOCOL.md).
+
+  rc_client.py call HOST:PORT JSON [--events SECONDS]
+      Sends one request (an "id" is added), prints the response as one JSON
+      line. With --events it subscribes first and then prints every event that
+      arrives for SECONDS, one JSON line each. Exit 0 when the response says
+      ok, 1 when it does not, 2 on connection or protocol trouble.
+  rc_client.py raw HOST:PORT HEX
+      Sends raw bytes and prints "closed" if the agent closes the connection
+      within 2 s, else the JSON of whatever frames came back.
+"""
+import json
+import socket
+import struct
+import sys
+import time
+
+MAGIC = 0x52434850
+HDR = struct.Struct(">IHHII")
+
+
+class Conn:
+    def __init__(self, addr):
+        host, port = addr.rsplit(":", 1)
+        self.s = socket.create_connection((host, int(port)), timeout=5)
+        self.seq = 0
+        self.buf = b""
+
+    def send(self, msg, mtype=1):
+        payload = json.dumps(msg).encode()
+        self.seq += 1
+        self.s.sendall(HDR.pack(MAGIC, 1, mtype, self.seq, len(payload)) + payload)
+
+    def recv(self, deadline):
+        """One (type, message) before deadline, or None on timeout; raises EOFError on close."""
+        while True:
+            if len(self.buf) >= HDR.size:
+                magic, ver, mtype, _seq, plen = HDR.unpack_from(self.buf)
+                if magic != MAGIC or ver != 1:
+                    raise ValueError("bad frame from the agent")
+                if len(self.buf) >= HDR.size + plen:
+                    payload = self.buf[HDR.size:HDR.size + plen]
+                    self.buf = self.buf[HDR.size + plen:]
+                    return mtype, json.loads(payload)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self.s.settimeout(left)
+            try:
+                data = self.s.recv(65536)
+            except socket.timeout:
+                return None
+            if not data:
+                raise EOFError
+            self.buf += data
+
+    def call(self, req, rid, timeout=10.0, events=None):
+        req = dict(req, id=rid)
+        self.send(req)
+        deadline = time.monotonic() + timeout
+        while True:
+            got = self.recv(deadline)
+            if got is None:
+                raise TimeoutError("no response to %s" % req.get("op"))
+            mtype, msg = got
+            if mtype == 2 and msg.get("id") == rid:
+                return msg
+            if mtype == 3 and events is not None:
+                events.append(msg)
+
+
+def cmd_call(addr, text, events_s):
+    req = json.loads(text)
+    c = Conn(addr)
+    events = []
+    if events_s is not None:
+        sub = c.call({"op": "subscribe"}, 1)
+        if not sub.get("ok"):
+            print(json.dumps(sub))
+            return 1
+    resp = c.call(req, 2, events=events)
+    print(json.dumps(resp), flush=True)
+    if events_s is not None:
+        deadline = time.monotonic() + events_s
+        try:
+            while True:
+                got = c.recv(deadline)
+                if got is None:
+                    break
+                if got[0] == 3:
+                    events.append(got[1])
+        except EOFError:
+            pass
+        for ev in events:
+            print(json.dumps(ev), flush=True)
+    return 0 if resp.get("ok") else 1
+
+
+def cmd_raw(addr, hexbytes):
+    c = Conn(addr)
+    c.s.sendall(bytes.fromhex(hexbytes))
+    deadline = time.monotonic() + 2
+    out = []
+    try:
+        while True:
+            got = c.recv(deadline)
+            if got is None:
+                break
+            out.append(got[1])
+    except (EOFError, ConnectionResetError):
+        print("closed")
+        return 0
+    print(json.dumps(out))
+    return 0
+
+
+def main(argv):
+    try:
+        if len(argv) >= 4 and argv[1] == "call":
+            ev = None
+            if len(argv) == 6 and argv[4] == "--events":
+                ev = float(argv[5])
+            elif len(argv) != 4:
+                raise SystemExit(__doc__)
+            return cmd_call(argv[2], argv[3], ev)
+        if len(argv) == 4 and argv[1] == "raw":
+            return cmd_raw(argv[2], argv[3])
+    except (OSError, ValueError, TimeoutError, EOFError) as e:
+        print("rc_client: %s: %s" % (argv[2], e), file=sys.stderr)
+        return 2
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The agent for real, inside a throw-away network namespace with veth pairs:
+# inventory, link_down and port_flap on a real netdev with their link and
+# fault events, the policy refusals, protocol errors, the auto-revert safety
+# net, workloads (a fake rdmachaos-stream), and SIGTERM restoring a faulted
+# link. Needs root and `ip netns`; exit 0 pass, 1 fail, 77 skip.
+#
+# The requests go through tests/agent/rc_client.py; set RC_CALL to another
+# client with the same interface ("CALL HOST:PORT JSON [--events S]", one JSON
+# line out per response and event) to drive it with that instead.
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+agent_bin=${AGENT:-$top/build/rdmachaos-agent}
+call_cmd=${RC_CALL:-python3 $top/tests/agent/rc_client.py call}
+ns=rcagent-$$
+port=17791
+addr=127.0.0.1:$port
+tmp=$(mktemp -d /tmp/rc-agent-netns.XXXXXX)
+pass=0
+fail=0
+agent_pid=
+
+skip() {
+	echo "SKIP agent netns: $*" >&2
+	echo "agent netns: 0 passed, 0 failed (SKIPPED: $*)"
+	rm -rf "$tmp"
+	exit 77
+}
+
+cleanup() {
+	[ -n "$agent_pid" ] && kill -KILL "$agent_pid" 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+
+ok() {
+	pass=$((pass + 1))
+	echo "PASS $1"
+}
+
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL $1: $2"
+	[ -f "$tmp/out" ] && sed 's/^/    | /' "$tmp/out" | head -n 20
+}
+
+nsx() { ip netns exec "$ns" "$@"; }
+
+# call JSON [--events S]: the response on the first line of $tmp/out, then events.
+call() { nsx $call_cmd "$addr" "$@" > "$tmp/out" 2> "$tmp/err"; }
+
+# check NAME PYTHON-EXPR: evaluates EXPR with r = the response, ev = the events.
+check() {
+	local name=$1 expr=$2
+	if python3 - "$tmp/out" "$expr" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+r, ev = (lines[0] if lines else {}), lines[1:]
+res = r.get("result", {})
+def faults(*actions):
+    return [e for e in ev if e.get("kind") == "fault" and e.get("action") in actions]
+def links(ifname):
+    return [e for e in ev if e.get("kind") == "link" and e.get("ifname") == ifname]
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PY
+	then ok "$name"; else bad "$name" "expected: $expr"; fi
+}
+
+is_up() { nsx ip -o link show "$1" | grep -Eq '<([^>]*,)?UP[,>]'; }
+
+link_check() { # NAME IF up|down
+	local want=$3 got=down
+	is_up "$2" && got=up
+	if [ "$got" = "$want" ]; then ok "$1"; else bad "$1" "$2 is $got, expected $want"; fi
+}
+
+start_agent() {
+	# Not through nsx: `ip netns exec` execs the agent, so $! is the agent itself.
+	ip netns exec "$ns" "$tmp/bin/rdmachaos-agent" --name t --listen "$addr" \
+		--log-file "$tmp/agent.log" --verbose "$@" &
+	agent_pid=$!
+	for _ in $(seq 50); do
+		call '{"op": "time"}' && return 0
+		sleep 0.1
+	done
+	echo "agent did not come up; its log:" >&2
+	cat "$tmp/agent.log" >&2
+	return 1
+}
+
+[ "$(id -u)" = 0 ] || skip "needs root (ip netns, ip link)"
+command -v ip > /dev/null || skip "no ip command (iproute2)"
+[ -x "$agent_bin" ] || { echo "FAIL: $agent_bin not built (make build/rdmachaos-agent)"; exit 1; }
+ip netns add "$ns" 2> "$tmp/err" || skip "ip netns add failed: $(cat "$tmp/err")"
+trap cleanup EXIT
+nsx ip link set lo up
+for pair in "v0 v1" "v2 v3"; do
+	set -- $pair
+	nsx ip link add "$1" type veth peer name "$2" || { echo "FAIL: veth unavailable"; exit 1; }
+	nsx ip link set "$1" up
+	nsx ip link set "$2" up
+done
+
+# The agent runs from a folder of its own, next to a fake rdmachaos-stream.
+mkdir -p "$tmp/bin"
+cp "$agent_bin" "$tmp/bin/rdmachaos-agent"
+# The interpreter by absolute path: a shim (pyenv) in between would take the signals.
+python=$(python3 -c 'import sys; print(sys.executable)')
+{
+	echo "#!$python"
+	tail -n +2 "$top/tests/agent/fake_stream.py"
+} > "$tmp/bin/rdmachaos-stream"
+chmod +x "$tmp/bin/rdmachaos-stream"
+
+# Command line.
+if "$agent_bin" --help | grep -q -- '--allow-if' && "$agent_bin" --help | grep -q Example; then
+	ok "--help lists the flags and an example"
+else
+	bad "--help" "no flag list or example"
+fi
+"$agent_bin" --name t --listen 127.0.0.1:1 --control-if v1 --allow-if v0,v1 > "$tmp/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q -- "--allow-if v1: v1 is the --control-if" "$tmp/out"; then
+	ok "control interface in --allow-if refused at start (exit 2)"
+else
+	bad "control interface in --allow-if" "exit $rc"
+fi
+
+start_agent --control-if v1 --allow-if v0,lo --rail-map v2,v0 || { echo "agent netns: $pass passed, $((fail + 1)) failed"; exit 1; }
+
+call '{"op": "hello", "coordinator": "test", "proto": 1}'
+check "hello names node and control interface" 'res["node"] == "t" and res["control_if"] == "lo" and res["proto"] == 1'
+call '{"op": "inventory"}'
+check "inventory lists v0 and no RDMA device" \
+	'res["devices"] == [] and any(n["name"] == "v0" and n["up"] and n["ifindex"] > 0 for n in res["netdevs"])'
+check "inventory maps rails" \
+	'[n.get("rail") for n in res["netdevs"] if n["name"] in ("v2", "v0")] in ([0, 1], [1, 0]) and all(n["name"] == "v0" for n in res["netdevs"] if n.get("rail") == 1)'
+
+# link_down and its revert.
+call '{"op": "inject", "fault_id": "f1", "injector": "link_down", "target": {"netdev": "v0"}, "params": {}, "duration_ms": 60000}' --events 1.5
+check "inject link_down v0" 'r["ok"] and res["netdev"] == "v0" and res["prior"] == {"up": True} and res["injected_at_ns"] > 0'
+check "fault event inject" 'len(faults("inject")) == 1 and faults("inject")[0]["fault_id"] == "f1" and faults("inject")[0]["node"] == "t"'
+check "link event v0 down" 'any(not e["up"] for e in links("v0")) and all(e["ts_ns"] > 0 for e in links("v0"))'
+link_check "ip link shows v0 down" v0 down
+call '{"op": "faults"}'
+check "faults lists f1" '[f["fault_id"] for f in res["active"]] == ["f1"]'
+call '{"op": "inject", "fault_id": "f2", "injector": "link_down", "target": {"rail": 1}}'
+check "second fault on the same netdev refused (rail 1 = v0)" 'not r["ok"] and r["errno"] == 16 and "v0: busy: fault f1" in r["error"]'
+call '{"op": "revert", "fault_id": "f1"}' --events 1
+check "revert verified" 'r["ok"] and res["verified"] and res["actions"] == ["v0: set up (was up)"]'
+check "fault event revert, link event up" 'faults("revert") and faults("revert")[0]["verified"] and any(e["up"] for e in links("v0"))'
+link_check "ip link shows v0 up" v0 up
+call '{"op": "revert", "fault_id": "f1"}'
+check "second revert answers already" 'r["ok"] and res["already"] and res["verified"]'
+
+# port_flap: 2 cycles of 300 ms down, 300 ms up.
+call '{"op": "inject", "fault_id": "flap", "injector": "port_flap", "target": {"rail": 1}, "params": {"count": 2, "down_ms": 300, "up_ms": 300, "seed": 3}}' --events 2.5
+check "inject port_flap on rail 1" 'r["ok"] and res["netdev"] == "v0" and res["rail"] == 1 and res["prior"]["schedule_ms"] == [0, 300, 600, 900]'
+check "4 flap fault events, in order" '[e["action"] for e in faults("flap_down", "flap_up")] == ["flap_down", "flap_up", "flap_down", "flap_up"]'
+check "flap transitions 300 ms apart" 'all(abs((b["ts_ns"] - a["ts_ns"]) / 1e6 - 300) < 150 for a, b in zip(faults("flap_down", "flap_up"), faults("flap_down", "flap_up")[1:]))'
+check "link events follow the flaps" 'sum(1 for e in links("v0") if not e["up"]) >= 2 and links("v0")[-1]["up"]'
+link_check "v0 up after the flaps" v0 up
+call '{"op": "revert", "fault_id": "flap"}'
+check "port_flap revert verified" 'r["ok"] and res["verified"] and res["actions"] == ["v0: already up (was up)"]'
+
+# A flap reverted in the middle of its schedule.
+call '{"op": "inject", "fault_id": "flap2", "injector": "port_flap", "target": {"netdev": "v0"}, "params": {"count": 100, "down_ms": 10000, "up_ms": 400}}'
+link_check "long flap takes v0 down" v0 down
+call '{"op": "revert", "fault_id": "flap2"}' --events 1
+check "mid-schedule revert restores and stops" 'r["ok"] and res["verified"] and res["actions"] == ["v0: set up (was up)"] and not faults("flap_down", "flap_up")'
+link_check "v0 up after mid-schedule revert" v0 up
+
+# Policy.
+call '{"op": "inject", "fault_id": "p1", "injector": "link_down", "target": {"netdev": "v2"}}'
+check "netdev not in --allow-if refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "link_down: v2: refused: not in the agent'"'"'s allow-list (add it to --allow-if)"'
+call '{"op": "inject", "fault_id": "p2", "injector": "link_down", "target": {"netdev": "lo"}}'
+check "interface carrying the connection refused" 'not r["ok"] and r["error"] == "link_down: lo: refused: carries the agent'"'"'s control connection"'
+call '{"op": "inject", "fault_id": "p3", "injector": "port_flap", "target": {"netdev": "v1"}, "params": {"count": 1, "down_ms": 10, "up_ms": 10}}'
+check "--control-if refused" 'not r["ok"] and "v1: refused: it is the agent'"'"'s control interface" in r["error"]'
+link_check "refused targets untouched (lo)" lo up
+link_check "refused targets untouched (v1)" v1 up
+link_check "refused targets untouched (v2)" v2 up
+call '{"op": "inject", "fault_id": "p4", "injector": "port_flap", "target": {"netdev": "v0"}, "params": {"count": 1, "down_ms": 10, "up_ms": 10, "jitter_ms": 10}}'
+check "bad params refused before touching" 'not r["ok"] and "params.jitter_ms" in r["error"]'
+link_check "v0 untouched by refused params" v0 up
+
+# Protocol errors.
+call '{"op": "frobnicate"}'
+check "unknown op answered with an error" 'not r["ok"] and r["id"] == 2 and "unknown" in r["error"]'
+nsx python3 "$top/tests/agent/rc_client.py" raw "$addr" 00000000000000000000000000000000 > "$tmp/out"
+if grep -qx closed "$tmp/out"; then ok "bad frame closes the connection"; else bad "bad frame" "$(cat "$tmp/out")"; fi
+# A payload that is JSON but not an object: a framing error, the connection closes.
+nsx python3 "$top/tests/agent/rc_client.py" raw "$addr" 5243485000010001000000010000000235b0 > "$tmp/out"
+if grep -qx closed "$tmp/out"; then ok "non-object payload closes the connection"; else bad "non-object payload" "$(cat "$tmp/out")"; fi
+call '{"op": "time"}'
+check "agent still serves after protocol errors" 'r["ok"] and res["t_ns"] > 0'
+
+# Workloads through the fake stream.
+call '{"op": "workload_start", "wl_id": "s", "role": "server", "args": ["--port", "1"]}' --events 2
+check "workload_start" 'r["ok"] and res["wl_id"] == "s" and res["pid"] > 0'
+check "workload lines become events" 'any(e["kind"] == "workload" and e["type"] == "ready" and e["wl_id"] == "s" and e["role"] == "server" and e["args"] == ["--port", "1"] for e in ev) and any(e["kind"] == "workload" and e["type"] == "interval" for e in ev)'
+check "non-JSON line becomes an agent warning" 'any(e["kind"] == "agent" and e["level"] == "warning" and "not a JSON object" in e["message"] for e in ev)'
+call '{"op": "workload_start", "wl_id": "s", "role": "server"}'
+check "second start of a running workload refused" 'not r["ok"] and r["errno"] == 17'
+call '{"op": "workload_stop", "wl_id": "s", "timeout_ms": 3000}'
+check "workload_stop: exit 0 and the summary" 'r["ok"] and res["exit_status"] == 0 and not res["killed"] and res["summary"]["received"] == 42'
+call '{"op": "workload_start", "wl_id": "stubborn", "role": "client", "args": ["--ignore-int"]}'
+call '{"op": "workload_stop", "wl_id": "stubborn", "timeout_ms": 300}' --events 0.5
+check "workload ignoring SIGINT is killed after the timeout" 'r["ok"] and res["killed"] and res["exit_status"] == 137 and res["summary"] is None'
+if grep -q "fake_stream: started as server" "$tmp/agent.log"; then ok "workload stderr goes to the agent log"; else bad "workload stderr" "not in the log"; fi
+
+# Safety net: a fault whose revert never comes is reverted at duration + 5 s.
+call '{"op": "inject", "fault_id": "forgotten", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 200}' --events 6
+check "auto-revert after duration + 5 s" 'r["ok"] and len(faults("auto_revert")) == 1 and faults("auto_revert")[0]["verified"] and 5.1 < (faults("auto_revert")[0]["ts_ns"] - res["injected_at_ns"]) / 1e9 < 5.8'
+link_check "v0 up after auto-revert" v0 up
+
+# revert_all, then SIGTERM with a fault active.
+call '{"op": "inject", "fault_id": "ra", "injector": "link_down", "target": {"netdev": "v0"}}'
+call '{"op": "revert_all"}'
+check "revert_all" 'r["ok"] and res["reverted"] == ["ra"] and res["verified"] and res["errors"] == []'
+link_check "v0 up after revert_all" v0 up
+call '{"op": "inject", "fault_id": "last", "injector": "link_down", "target": {"netdev": "v0"}}'
+link_check "v0 down before SIGTERM" v0 down
+kill -TERM "$agent_pid"
+wait "$agent_pid"
+rc=$?
+agent_pid=
+if [ $rc = 0 ]; then ok "SIGTERM: agent exits 0"; else bad "SIGTERM" "exit $rc"; fi
+link_check "SIGTERM restored v0" v0 up
+if grep -q "shutdown: reverted 1 fault(s), all verified" "$tmp/agent.log"; then
+	ok "SIGTERM: log says the fault was reverted and verified"
+else
+	bad "SIGTERM log" "no revert line"
+	tail -n 20 "$tmp/agent.log"
+fi
+
+echo "agent netns: $pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Measurements and verdicts from recorded event streams: the .jsonl files in
+ * tests/data, written by tests/data/make-streams.py, whose comments work out
+ * every number asserted here. Each stream models one lab drill: a link down
+ * with failover, a flap with three dips, a fault with no impact, a fault the
+ * workload never recovers from, and a drill with no baseline.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "coordinator/evaluate.h"
+
+#define assert_ms(got, want) assert_true(fabs((got) - (want)) < 1e-6)
+
+static json_t *load_stream(const char *name)
+{
+	char path[512], line[8192];
+	json_t *events = json_array(), *e;
+	json_error_t jerr;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tests/data/%s", RC_SRCDIR, name);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		e = json_loads(line, 0, &jerr);
+		if (!e)
+			print_error("%s: %s\n", path, jerr.text);
+		assert_non_null(e);
+		json_array_append_new(events, e);
+	}
+	fclose(f);
+	assert_true(json_array_size(events) > 0);
+	return events;
+}
+
+/* The events for which keep() is true. */
+static json_t *filter(const json_t *events, bool (*keep)(const json_t *e))
+{
+	json_t *out = json_array(), *e;
+	size_t i;
+
+	json_array_foreach(events, i, e)
+		if (keep(e))
+			json_array_append(out, e);
+	return out;
+}
+
+/* scenarios/link-down.yaml's expectations */
+static struct sc_expect lab_expect(void)
+{
+	struct sc_expect x = {
+	    .detection_within_ms = 5000,
+	    .signals = {SC_SIG_WORKLOAD_ERROR, SC_SIG_PORT_EVENT},
+	    .nr_signals = 2,
+	    .isolation_set = true,
+	    .isolation_within_ms = 10000,
+	    .recovery_within_ms = 30000,
+	    .recovery_ratio = 0.7,
+	    .recovery_sustain_ms = 2000,
+	    .max_lost = 0,
+	    .max_corrupted = 0,
+	};
+	return x;
+}
+
+static struct sc_fault decl_down = {.name = "rail0-down", .injector = "link_down"};
+static struct sc_fault decl_flap = {.name = "rail0-flap", .injector = "port_flap"};
+static struct sc_fault decl_rail1 = {.name = "rail1-down", .injector = "link_down"};
+
+static struct ev_fault mkfault(const struct sc_fault *decl, int rail, double inj, double rev)
+{
+	struct ev_fault f = {.decl = decl, .rail = rail, .injected_ms = inj, .reverted_ms = rev};
+
+	snprintf(f.node, sizeof(f.node), "node-b");
+	snprintf(f.netdev, sizeof(f.netdev), "rail%d", rail);
+	snprintf(f.device, sizeof(f.device), "rxe_rail%d", rail);
+	return f;
+}
+
+/* Evaluates one fault and returns the verdict; reasons as one string joined by " | ". */
+static enum ev_verdict run1(const json_t *events, const struct sc_expect *x,
+			    const struct ev_fault *f, struct ev_fault_result *r, bool cleanup,
+			    char *reasons, size_t len)
+{
+	struct ev_baseline b;
+	struct ev_integrity in;
+	json_t *rs = json_array(), *s;
+	enum ev_verdict v;
+	size_t i, off = 0;
+
+	ev_baseline(events, 5000, 15000, &b);
+	ev_evaluate_fault(events, x, &b, f, r);
+	ev_integrity(events, &in);
+	v = ev_verdict(x, &b, r, f, 1, &in, cleanup, rs);
+	reasons[0] = '\0';
+	json_array_foreach(rs, i, s)
+		off += (size_t)snprintf(reasons + off, len - off, "%s%s", i ? " | " : "",
+					json_string_value(s));
+	json_decref(rs);
+	return v;
+}
+
+static void test_verdict_names(void **state)
+{
+	assert_string_equal(ev_verdict_name(EV_PASS), "pass");
+	assert_string_equal(ev_verdict_name(EV_FAIL), "fail");
+	assert_string_equal(ev_verdict_name(EV_INCONCLUSIVE), "inconclusive");
+	assert_string_equal(ev_verdict_name(EV_CLEANUP_FAILED), "cleanup_failed");
+	assert_int_equal(ev_verdict_exit_code(EV_PASS), 0);
+	assert_int_equal(ev_verdict_exit_code(EV_FAIL), 1);
+	assert_int_equal(ev_verdict_exit_code(EV_INCONCLUSIVE), 2);
+	assert_int_equal(ev_verdict_exit_code(EV_CLEANUP_FAILED), 3);
+}
+
+static void test_baseline(void **state)
+{
+	json_t *ev = load_stream("link-down-failover.jsonl");
+	struct ev_baseline b;
+
+	/* client samples k=10..29; server intervals are ignored */
+	assert_int_equal(ev_baseline(ev, 5000, 15000, &b), 0);
+	assert_int_equal(b.samples, 20);
+	assert_ms(b.throughput_mbps, 64.0);
+	assert_ms(b.latency_us_p50, 8000.0);
+	assert_ms(b.from_ms, 5000);
+	assert_ms(b.to_ms, 15000);
+	/* [5012.3, 5512.3): one sample, 64.8 Mbit/s (k=10 % 5 = 0) */
+	assert_int_equal(ev_baseline(ev, 5012.3, 5512.3, &b), 0);
+	assert_int_equal(b.samples, 1);
+	assert_ms(b.throughput_mbps, 64.8);
+	/* an even count takes the mean of the two middle p50s: 8000 and 8100 -> 8050 */
+	assert_int_equal(ev_baseline(ev, 5012.3, 6012.3, &b), 0);
+	assert_int_equal(b.samples, 2);
+	assert_ms(b.latency_us_p50, 8050.0);
+	assert_int_equal(ev_baseline(ev, 100000, 200000, &b), -ENODATA);
+	assert_int_equal(b.samples, 0);
+	json_decref(ev);
+}
+
+static void test_link_down_failover(void **state)
+{
+	json_t *ev = load_stream("link-down-failover.jsonl"), *j;
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20003.1, 30004.2);
+	struct ev_fault_result r;
+	struct ev_integrity in;
+	char reasons[1024], *s;
+
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_true(r.detection.seen);
+	assert_ms(r.detection.ms, 38.6);
+	assert_string_equal(r.detection.signal, "port_event");
+	assert_true(r.detection.ok);
+	assert_true(r.isolation_checked);
+	assert_ms(r.isolation.ms, 487.1);
+	assert_string_equal(r.isolation.signal, "rail_down");
+	assert_true(r.isolation.ok);
+	assert_true(r.recovery.seen);
+	assert_ms(r.recovery.ms, 1009.2);
+	assert_string_equal(r.recovery.signal, "throughput");
+	assert_string_equal(r.recovery.note, "");
+	assert_true(r.recovery.ok);
+	assert_true(r.ok);
+	assert_string_equal(reasons,
+			    "rail0-down: detected in 39 ms (port_event), isolated in 487 ms "
+			    "(rail_down), recovered in 1.009 s | integrity held: 0 lost, 0 "
+			    "corrupted, 8 duplicated");
+
+	ev_integrity(ev, &in);
+	assert_true(in.known);
+	assert_int_equal(in.sent, 9000);
+	assert_int_equal(in.received, 9000);
+	assert_int_equal(in.lost, 0);
+	assert_int_equal(in.duplicated, 8);
+	assert_int_equal(in.corrupted, 0);
+
+	j = ev_measure_json(&r.detection);
+	s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
+	assert_string_equal(s, "{\"ms\":38.6,\"signal\":\"port_event\",\"threshold_ms\":5000,"
+			       "\"ok\":true}");
+	free(s);
+	json_decref(j);
+
+	/* other signals, one at a time */
+	x.signals[0] = SC_SIG_WORKLOAD_ERROR;
+	x.nr_signals = 1;
+	ev_evaluate_fault(ev, &x, &(struct ev_baseline){64.0, 8000, 20, 5000, 15000}, &f, &r);
+	assert_ms(r.detection.ms, 485.8);
+	assert_string_equal(r.detection.signal, "workload_error");
+	x.signals[0] = SC_SIG_LINK_EVENT;
+	ev_evaluate_fault(ev, &x, &(struct ev_baseline){64.0, 8000, 20, 5000, 15000}, &f, &r);
+	assert_ms(r.detection.ms, 0.9);
+	assert_string_equal(r.detection.signal, "link_event");
+	x.signals[0] = SC_SIG_COUNTER;
+	ev_evaluate_fault(ev, &x, &(struct ev_baseline){64.0, 8000, 20, 5000, 15000}, &f, &r);
+	assert_ms(r.detection.ms, 1500.0);
+	x.signals[0] = SC_SIG_ISOLATION;
+	ev_evaluate_fault(ev, &x, &(struct ev_baseline){64.0, 8000, 20, 5000, 15000}, &f, &r);
+	assert_ms(r.detection.ms, 487.1);
+	assert_string_equal(r.detection.signal, "isolation");
+	/* a device that is not the fault's never matches */
+	x.signals[0] = SC_SIG_PORT_EVENT;
+	snprintf(f.device, sizeof(f.device), "mlx5_0");
+	ev_evaluate_fault(ev, &x, &(struct ev_baseline){64.0, 8000, 20, 5000, 15000}, &f, &r);
+	assert_false(r.detection.seen);
+	assert_false(r.detection.ok);
+	assert_false(r.detection.inconclusive);
+	assert_string_equal(r.detection.note, "not seen");
+	j = ev_measure_json(&r.detection);
+	s = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(s, "{\"ms\":null,\"signal\":null,\"threshold_ms\":5000,\"ok\":false,"
+			       "\"note\":\"not seen\"}");
+	free(s);
+	json_decref(j);
+	json_decref(ev);
+}
+
+static void test_impossible_recovery(void **state)
+{
+	json_t *ev = load_stream("link-down-failover.jsonl");
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20003.1, 30004.2);
+	struct ev_fault_result r;
+	char reasons[1024];
+
+	/*
+	 * Within 1 ms no sample starts, but the dips that follow inside the 2 s
+	 * sustain period still count: recovery is 1009.2 ms, far over the gate.
+	 */
+	x.recovery_within_ms = 1;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_true(r.recovery.seen);
+	assert_ms(r.recovery.ms, 1009.2);
+	assert_false(r.recovery.ok);
+	assert_false(r.recovery.inconclusive);
+	assert_true(r.detection.ok);
+	assert_false(r.ok);
+	assert_string_equal(reasons, "rail0-down: recovery 1.009 s > 1 ms");
+
+	/* cleanup overrides everything, and says so first */
+	assert_int_equal(run1(ev, &x, &f, &r, false, reasons, sizeof(reasons)), EV_CLEANUP_FAILED);
+	assert_string_equal(reasons, "cleanup was not verified: check the nodes by hand (see "
+				     "Cleanup) | rail0-down: recovery 1.009 s > 1 ms");
+	json_decref(ev);
+}
+
+static bool early_and_not_client_late(const json_t *e)
+{
+	double t = json_number_value(json_object_get(e, "t_ms"));
+	const char *role = json_string_value(json_object_get(e, "role"));
+
+	return t <= 21100 || !role || strcmp(role, "client");
+}
+
+static bool before_40s(const json_t *e)
+{
+	return json_number_value(json_object_get(e, "t_ms")) < 40000;
+}
+
+static void test_workload_dies(void **state)
+{
+	json_t *all = load_stream("link-down-failover.jsonl");
+	json_t *ev = filter(all, early_and_not_client_late);
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20003.1, 30004.2);
+	struct ev_fault_result r;
+	char reasons[1024];
+
+	/* the client's samples stop at 21012.3 and its summary never comes */
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_false(r.recovery.seen);
+	assert_false(r.recovery.ok);
+	assert_false(r.recovery.inconclusive);
+	assert_string_equal(r.recovery.note, "not recovered: the workload stopped reporting");
+	assert_string_equal(reasons,
+			    "rail0-down: recovery not seen within 30 s (not recovered: the "
+			    "workload stopped reporting) | integrity unknown: the client or "
+			    "server summary is missing");
+	json_decref(ev);
+	json_decref(all);
+}
+
+static void test_drill_too_short(void **state)
+{
+	json_t *all = load_stream("link-down-failover.jsonl");
+	json_t *ev = filter(all, before_40s);
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20003.1, 30004.2);
+	struct ev_fault_result r;
+	char reasons[1024];
+
+	/* recovered at 1009.2 ms, but the 30 s window was not watched to its end */
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_INCONCLUSIVE);
+	assert_false(r.recovery.seen);
+	assert_false(r.recovery.ok);
+	assert_true(r.recovery.inconclusive);
+	assert_true(r.detection.ok);
+	assert_string_equal(reasons, "rail0-down: recovery could not be judged: the drill ended "
+				     "before the window closed | integrity unknown: the client or "
+				     "server summary is missing");
+	json_decref(ev);
+	json_decref(all);
+}
+
+static void test_port_flap_three_dips(void **state)
+{
+	json_t *ev = load_stream("port-flap-three-dips.jsonl");
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_flap, 0, 20001.5, 35001.5);
+	struct ev_fault_result r;
+	struct ev_integrity in;
+	char reasons[1024];
+
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_ms(r.detection.ms, 38.6);
+	assert_string_equal(r.detection.signal, "port_event");
+	assert_ms(r.isolation.ms, 487.1);
+	assert_string_equal(r.isolation.signal, "rail_down");
+	/* the last of the three dips ends at 31012.3 */
+	assert_true(r.recovery.seen);
+	assert_ms(r.recovery.ms, 11010.8);
+	assert_true(r.recovery.ok);
+	ev_integrity(ev, &in);
+	assert_int_equal(in.duplicated, 24);
+	assert_int_equal(in.lost, 0);
+
+	/*
+	 * A 10 s window closes (30001.5) before the third down (30050.0): only the
+	 * first two dips count, the last ends at 26012.3, and nothing dips in the
+	 * 2 s after it. docs/SCENARIOS.md tells users to cover a flap's duration.
+	 */
+	x.recovery_within_ms = 10000;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_ms(r.recovery.ms, 6010.8);
+	assert_true(r.recovery.ok);
+
+	/* a 1 s gate: the first dip runs to 21012.3, past the window */
+	x.recovery_within_ms = 1000;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_ms(r.recovery.ms, 1010.8);
+	assert_false(r.recovery.ok);
+	assert_string_equal(reasons, "rail0-flap: recovery 1.011 s > 1 s");
+
+	json_decref(ev);
+}
+
+static bool not_rail_down(const json_t *e)
+{
+	const char *type = json_string_value(json_object_get(e, "type"));
+
+	return !type || strcmp(type, "rail_down");
+}
+
+static void test_isolation_by_failover(void **state)
+{
+	json_t *all = load_stream("port-flap-three-dips.jsonl");
+	json_t *ev = filter(all, not_rail_down);
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_flap, 0, 20001.5, 35001.5);
+	struct ev_fault_result r;
+	char reasons[1024];
+
+	/* a workload that only reports the failover is isolated by it */
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_ms(r.isolation.ms, 492.4);
+	assert_string_equal(r.isolation.signal, "failover");
+	/* a fault on rail 1 is not isolated by moving off rail 0 */
+	f.rail = 1;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_false(r.isolation.seen);
+	json_decref(ev);
+	json_decref(all);
+}
+
+static void test_no_impact(void **state)
+{
+	json_t *ev = load_stream("no-impact.jsonl");
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_rail1, 1, 20002.0, 30002.5);
+	struct ev_fault_result r;
+	char reasons[1024];
+
+	x.isolation_set = false;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	/* node-a's rxe_rail0 PORT_ERR at 20010.0 is another node's: not this fault's */
+	assert_ms(r.detection.ms, 38.6);
+	assert_string_equal(r.detection.signal, "port_event");
+	assert_false(r.isolation_checked);
+	assert_true(r.recovery.seen);
+	assert_ms(r.recovery.ms, 0);
+	assert_true(r.recovery.ok);
+	assert_string_equal(r.recovery.note, "no throughput impact");
+	assert_string_equal(reasons, "rail1-down: detected in 39 ms (port_event), no throughput "
+				     "impact | integrity held: 0 lost, 0 corrupted, 0 duplicated");
+
+	/* nothing moved off rail 1, so an isolation gate fails */
+	x.isolation_set = true;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_false(r.isolation.seen);
+	assert_string_equal(reasons, "rail1-down: isolation not seen within 10 s (no rail_down or "
+				     "failover of rail 1)");
+	json_decref(ev);
+}
+
+static void test_never_recovers(void **state)
+{
+	json_t *ev = load_stream("never-recovers.jsonl"), *j;
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20000.8, 30001.0);
+	struct ev_fault_result r;
+	struct ev_integrity in;
+	char reasons[1024], *s;
+
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_ms(r.detection.ms, 38.6);
+	assert_true(r.detection.ok);
+	assert_ms(r.isolation.ms, 487.1);
+	assert_string_equal(r.isolation.signal, "rail_down");
+	assert_true(r.isolation.ok);
+	assert_false(r.recovery.seen);
+	assert_false(r.recovery.ok);
+	assert_false(r.recovery.inconclusive);
+	assert_string_equal(r.recovery.note, "not recovered by the end of the drill");
+	ev_integrity(ev, &in);
+	assert_true(in.known);
+	assert_int_equal(in.lost, 10);
+	assert_string_equal(reasons,
+			    "rail0-down: recovery not seen within 30 s (not recovered by the "
+			    "end of the drill) | integrity: 10 messages lost, at most 0 "
+			    "allowed");
+	j = ev_measure_json(&r.recovery);
+	s = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(s, "{\"ms\":null,\"signal\":null,\"threshold_ms\":30000,\"ok\":false,"
+			       "\"note\":\"not recovered by the end of the drill\"}");
+	free(s);
+	json_decref(j);
+	json_decref(ev);
+}
+
+static void test_no_baseline(void **state)
+{
+	json_t *ev = load_stream("no-baseline.jsonl"), *j;
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, -1, -1);
+	struct ev_fault_result r;
+	struct ev_baseline b;
+	char reasons[1024], *s;
+
+	assert_int_equal(ev_baseline(ev, 5000, 15000, &b), -ENODATA);
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_INCONCLUSIVE);
+	assert_false(r.ok);
+	assert_true(r.detection.inconclusive);
+	assert_string_equal(r.recovery.note, "not injected");
+	assert_string_equal(reasons, "baseline throughput is 0: no samples in 5-15 s | rail0-down: "
+				     "was not injected");
+	j = ev_measure_json(&r.recovery);
+	s = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(s, "{\"ms\":null,\"signal\":null,\"threshold_ms\":30000,\"ok\":false,"
+			       "\"note\":\"not injected\",\"inconclusive\":true}");
+	free(s);
+	json_decref(j);
+
+	/* had it been injected, recovery could still not be judged */
+	f.injected_ms = 20000;
+	ev_evaluate_fault(ev, &x, &b, &f, &r);
+	assert_true(r.recovery.inconclusive);
+	assert_string_equal(r.recovery.note, "no baseline throughput to compare with");
+	assert_true(r.detection.inconclusive);
+	assert_string_equal(r.detection.note, "the drill ended before the window closed");
+
+	/* a baseline of zero-throughput samples says so */
+	b.samples = 20;
+	assert_int_equal(
+	    ev_verdict(&x, &b, &r, &f, 1, &(struct ev_integrity){.known = true}, true, NULL),
+	    EV_INCONCLUSIVE);
+	json_decref(ev);
+}
+
+static void test_zero_baseline_reason(void **state)
+{
+	struct sc_expect x = lab_expect();
+	struct ev_baseline b = {.samples = 20, .from_ms = 5000, .to_ms = 15000};
+	struct ev_integrity in = {.known = true};
+	json_t *rs = json_array();
+
+	x.max_lost = x.max_corrupted = -1;
+	assert_int_equal(ev_verdict(&x, &b, NULL, NULL, 0, &in, true, rs), EV_INCONCLUSIVE);
+	assert_int_equal(json_array_size(rs), 1);
+	assert_string_equal(json_string_value(json_array_get(rs, 0)),
+			    "baseline throughput is 0: 20 samples in 5-15 s moved no data");
+	json_decref(rs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_verdict_names),
+	    cmocka_unit_test(test_baseline),
+	    cmocka_unit_test(test_link_down_failover),
+	    cmocka_unit_test(test_impossible_recovery),
+	    cmocka_unit_test(test_workload_dies),
+	    cmocka_unit_test(test_drill_too_short),
+	    cmocka_unit_test(test_port_flap_three_dips),
+	    cmocka_unit_test(test_isolation_by_failover),
+	    cmocka_unit_test(test_no_impact),
+	    cmocka_unit_test(test_never_recovers),
+	    cmocka_unit_test(test_no_baseline),
+	    cmocka_unit_test(test_zero_baseline_reason),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Report writers: a full report and reports with missing or null fields are
+ * rendered into a temporary folder; report.json must read back equal, the
+ * markdown must carry the lines an SRE looks for, and no temporary file may
+ * be left behind.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "reports/report.h"
+
+static const char FULL[] =
+    "{\"schema\": \"rdmachaos.report/v1\", \"tool_version\": \"0.1.0-test\","
+    " \"scenario\": {\"name\": \"link-down-rail0\", \"file\": \"scenarios/link-down.yaml\","
+    "   \"sha256\": \"505af5aead1e9d9457c29730ee63a09dfcaf8b621b008599271c9334e3cf3361\","
+    "   \"description\": \"Rail 0 of node-b loses its link for 10 s under a write stream.\","
+    "   \"owner\": \"network-oncall\"},"
+    " \"started_at\": \"2026-11-30T04:03:21.123Z\", \"finished_at\": \"2026-11-30T04:04:30.456Z\","
+    " \"verdict\": \"pass\", \"exit_code\": 0,"
+    " \"reasons\": [\"rail0-down: detected in 812 ms (port_event), isolated in 1.4 s (failover), "
+    "recovered in 2.1 s\", \"integrity held: 0 lost, 0 corrupted, 6 duplicated\"],"
+    " \"seed\": 1,"
+    " \"environment\": {\"lab\": {\"nodes\": 2, \"rails\": 2, \"accel\": \"tcg\"},"
+    "   \"nodes\": [{\"name\": \"node-a\", \"agent\": \"127.0.0.1:17700\", \"kernel\": "
+    "\"6.1.0-28-amd64\", \"rdma_core\": \"44.0\","
+    "     \"devices\": [{\"name\": \"rxe_rail0\", \"ports\": [{\"port\": 1, \"state\": \"ACTIVE\","
+    "       \"link_layer\": \"Ethernet\", \"active_mtu\": 1024, \"netdev\": \"rail0\"}]},"
+    "      {\"name\": \"rxe_rail1\", \"ports\": [{\"port\": 1, \"state\": \"ACTIVE\","
+    "       \"link_layer\": \"Ethernet\", \"active_mtu\": 1024, \"netdev\": \"rail1\"}]}]},"
+    "    {\"name\": \"node-b\", \"agent\": \"127.0.0.1:17701\", \"kernel\": \"6.1.0-28-amd64\","
+    "     \"rdma_core\": \"44.0\", \"devices\": []}]},"
+    " \"clock\": {\"nodes\": [{\"name\": \"node-a\", \"offset_us\": 123.4, \"uncertainty_us\": "
+    "250.0,"
+    "   \"rtt_us\": 500.0, \"samples\": 8}]},"
+    " \"workload\": {\"kind\": \"rdma_stream\", \"from\": \"node-a\", \"to\": \"node-b\", \"op\": "
+    "\"write\","
+    "   \"msg_size\": 65536, \"queue_depth\": 8, \"rails\": [0, 1], \"qp\": {\"timeout\": 14, "
+    "\"retry_cnt\": 6},"
+    "   \"baseline\": {\"throughput_mbps\": 64.16, \"latency_us_p50\": 8000.0, \"samples\": 100,"
+    "     \"window_ms\": [5000, 15000]},"
+    "   \"throughput\": {\"before_mbps\": 64.16, \"during_mbps\": 48.8, \"after_mbps\": 63.2},"
+    "   \"integrity\": {\"sent\": 1234, \"received\": 1240, \"lost\": 0, \"duplicated\": 6, "
+    "\"corrupted\": 0}},"
+    " \"faults\": [{\"id\": \"rail0-down\", \"injector\": \"link_down\","
+    "   \"target\": {\"node\": \"node-b\", \"rail\": 0, \"netdev\": \"rail0\", \"device\": "
+    "\"rxe_rail0\"},"
+    "   \"params\": {}, \"at_ms\": 20000, \"duration_ms\": 10000,"
+    "   \"injected_at\": \"2026-11-30T04:03:41.200Z\", \"injected_ms\": 20003.1,"
+    "   \"reverted_at\": \"2026-11-30T04:03:51.201Z\", \"reverted_ms\": 30004.2,"
+    "   \"detection\": {\"ms\": 812.0, \"signal\": \"port_event\", \"threshold_ms\": 5000, \"ok\": "
+    "true},"
+    "   \"isolation\": {\"ms\": 1400.2, \"signal\": \"failover\", \"threshold_ms\": 10000, \"ok\": "
+    "true},"
+    "   \"recovery\": {\"ms\": 2100.0, \"signal\": \"throughput\", \"threshold_ms\": 30000, "
+    "\"ok\": "
+    "true},"
+    "   \"verdict\": \"pass\"},"
+    "  {\"id\": \"rail0-flap\", \"injector\": \"port_flap\", \"target\": {\"node\": \"node-b\", "
+    "\"rail\": 0},"
+    "   \"params\": {\"count\": 3, \"down_ms\": 2000, \"up_ms\": 3000, \"jitter_ms\": 300, "
+    "\"seed\": 7},"
+    "   \"at_ms\": 40000, \"duration_ms\": 15000, \"injected_ms\": 40001.5, \"reverted_ms\": null,"
+    "   \"detection\": {\"ms\": null, \"signal\": null, \"threshold_ms\": 5000, \"ok\": false, "
+    "\"note\": \"not seen\"},"
+    "   \"recovery\": {\"ms\": null, \"signal\": null, \"threshold_ms\": 30000, \"ok\": false, "
+    "\"note\": \"the drill ended before the window closed\", \"inconclusive\": true},"
+    "   \"verdict\": \"fail\"}],"
+    " \"expect\": {\"detection\": {\"within_ms\": 5000, \"signals\": [\"workload_error\", "
+    "\"port_event\"]},"
+    "   \"isolation\": {\"within_ms\": 10000},"
+    "   \"recovery\": {\"within_ms\": 30000, \"throughput_ratio\": 0.8, \"sustain_ms\": 2000},"
+    "   \"integrity\": {\"lost\": 0, \"corrupted\": 0}},"
+    " \"anomalies\": [{\"t_ms\": 123.0, \"node\": \"node-a\", \"what\": \"agent: slow netlink "
+    "dump\"},"
+    "   {\"t_ms\": 61000.5, \"node\": \"node-a\", \"what\": {\"kind\": \"async\", \"event\": "
+    "\"IBV_EVENT_QP_FATAL\"}}],"
+    " \"cleanup\": {\"verified\": true, \"actions\": [{\"node\": \"node-b\", \"fault_id\": "
+    "\"rail0-down\","
+    "   \"action\": \"link rail0 up\", \"verified\": true}]},"
+    " \"events\": {\"file\": \"events.jsonl\", \"count\": 1234}}";
+
+struct tmpdir {
+	char path[64];
+};
+
+static int setup(void **state)
+{
+	struct tmpdir *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -1;
+	snprintf(t->path, sizeof(t->path), "/tmp/rc-report-XXXXXX");
+	if (!mkdtemp(t->path)) {
+		free(t);
+		return -1;
+	}
+	*state = t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct tmpdir *t = *state;
+	struct dirent *de;
+	char p[512];
+	DIR *d = opendir(t->path);
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", t->path, de->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(t->path);
+	free(t);
+	return 0;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return buf;
+}
+
+static void has_line(const char *md, const char *line)
+{
+	const char *p = md;
+	size_t len = strlen(line);
+
+	while ((p = strstr(p, line))) {
+		if ((p == md || p[-1] == '\n') && (p[len] == '\n' || p[len] == '\0'))
+			return;
+		p += len;
+	}
+	fprintf(stderr, "line not found: %s\n--- markdown ---\n%s\n", line, md);
+	fail();
+}
+
+static int count_files(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void write_all(const char *dir, const json_t *r, char *md_path, size_t len)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/report.json", dir);
+	assert_int_equal(report_write_json(p, r), 0);
+	snprintf(md_path, len, "%s/report.md", dir);
+	assert_int_equal(report_write_md(md_path, r), 0);
+}
+
+static void test_full_report(void **state)
+{
+	struct tmpdir *t = *state;
+	json_error_t jerr;
+	json_t *r = json_loads(FULL, 0, &jerr), *back;
+	char p[512], mdp[512], *md, *js;
+	struct stat st;
+
+	if (!r)
+		print_error("FULL: line %d: %s\n", jerr.line, jerr.text);
+	assert_non_null(r);
+	write_all(t->path, r, mdp, sizeof(mdp));
+
+	/* report.json reads back equal, pretty-printed with 2 spaces, keys in order */
+	snprintf(p, sizeof(p), "%s/report.json", t->path);
+	back = json_load_file(p, 0, &jerr);
+	assert_non_null(back);
+	assert_true(json_equal(r, back));
+	js = slurp(p);
+	assert_true(
+	    !strncmp(js, "{\n  \"schema\": \"rdmachaos.report/v1\",\n  \"tool_version\"",
+		     strlen("{\n  \"schema\": \"rdmachaos.report/v1\",\n  \"tool_version\"")));
+	assert_non_null(strstr(js, "\"injected_ms\": 20003.1,"));
+	assert_int_equal(js[strlen(js) - 1], '\n');
+	free(js);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+
+	md = slurp(mdp);
+	has_line(md, "# Drill report: link-down-rail0 — PASS ✅");
+	has_line(md,
+		 "**Verdict: pass** (exit code 0): rail0-down: detected in 812 ms (port_event), "
+		 "isolated in 1.4 s (failover), recovered in 2.1 s (and 1 more, see Reasons).");
+	has_line(md, "Rail 0 of node-b loses its link for 10 s under a write stream.");
+	has_line(md, "- Owner: network-oncall");
+	has_line(md, "- Scenario: `scenarios/link-down.yaml` (sha256 "
+		     "`505af5aead1e9d9457c29730ee63a09dfcaf8b621b008599271c9334e3cf3361`)");
+	has_line(md, "- Expected: detection within 5000 ms on workload_error or port_event; "
+		     "isolation within 10000 ms; throughput back to 80% of the baseline within "
+		     "30000 ms and held for 2000 ms; at most 0 lost; at most 0 corrupted.");
+	has_line(md, "Built-in lab: 2 nodes, 2 rails, QEMU accel tcg (Soft-RoCE in VMs: far slower "
+		     "than hardware).");
+	has_line(md,
+		 "| node-a | 127.0.0.1:17700 | 6.1.0-28-amd64 | 44.0 | rxe_rail1 | 1 | ACTIVE | "
+		 "1024 | Ethernet | rail1 |");
+	has_line(md,
+		 "| node-b | 127.0.0.1:17701 | 6.1.0-28-amd64 | 44.0 | — | — | — | — | — | — |");
+	has_line(md, "| node-a | 123.4 µs | ± 250.0 µs | 500.0 µs | 8 |");
+	has_line(md, "| rail0-down | link_down | node-b rail 0 netdev rail0 device rxe_rail0 | — | "
+		     "at 20000 ms for 10000 ms | 20003 ms (2026-11-30T04:03:41.200Z) | 30004 ms "
+		     "(2026-11-30T04:03:51.201Z) |");
+	has_line(md, "| rail0-flap | port_flap | node-b rail 0 | "
+		     "count=3, down_ms=2000, up_ms=3000, jitter_ms=300, seed=7 | at "
+		     "40000 ms for 15000 ms | 40002 ms | not reverted |");
+	has_line(md, "| Fault | Detection | Isolation | Recovery |");
+	has_line(md, "| rail0-down | 812 ms / 5000 ms ✅ (port_event) | 1400 ms / 10000 ms ✅ "
+		     "(failover) | 2100 ms / 30000 ms ✅ (throughput) |");
+	has_line(
+	    md, "| rail0-flap | — / 5000 ms ❌ (not seen) | not checked | — / 30000 ms ⚠️ "
+		"(the "
+		"drill ended before the window closed) |");
+	has_line(md, "| 1234 | 1240 | 0 (at most 0) | 6 | 0 (at most 0) |");
+	has_line(md, "| 64.2 Mbit/s | 48.8 Mbit/s | 63.2 Mbit/s |");
+	has_line(md,
+		 "Baseline: 64.2 Mbit/s mean, p50 latency 8000 µs, over 100 samples in 5000-15000 "
+		 "ms. Workload: rdma_stream node-a → node-b, 65536-byte messages, queue depth 8.");
+	has_line(md, "- 123.0 ms, node-a: agent: slow netlink dump");
+	has_line(md,
+		 "- 61000.5 ms, node-a: `{\"kind\":\"async\",\"event\":\"IBV_EVENT_QP_FATAL\"}`");
+	has_line(md, "Every fault was reverted and the prior state verified.");
+	has_line(md, "| node-b | rail0-down | link rail0 up | ✅ |");
+	has_line(md, "- integrity held: 0 lost, 0 corrupted, 6 duplicated");
+	has_line(md, "_Every event: `events.jsonl` (1234 events). Machine record: `report.json` "
+		     "(rdmachaos.report/v1)._");
+	free(md);
+	/* report.json and report.md only: no temporary left behind */
+	assert_int_equal(count_files(t->path), 2);
+	json_decref(back);
+	json_decref(r);
+}
+
+static void test_empty_report(void **state)
+{
+	struct tmpdir *t = *state;
+	json_t *r = json_object();
+	char mdp[512], *md;
+
+	write_all(t->path, r, mdp, sizeof(mdp));
+	md = slurp(mdp);
+	has_line(md, "# Drill report: unnamed drill — UNKNOWN ⚠️");
+	has_line(md, "**Verdict: unknown** (exit code —): no reason was recorded.");
+	has_line(md, "_The scenario gives no description._");
+	has_line(md, "- Owner: not named");
+	has_line(md, "No node inventory was recorded.");
+	has_line(md, "Clock offsets: not measured.");
+	has_line(md, "No fault was recorded.");
+	has_line(md, "Nothing was measured.");
+	has_line(md, "| — Mbit/s | — Mbit/s | — Mbit/s |");
+	has_line(md, "No baseline was measured.");
+	has_line(md, "No cleanup was recorded: check the nodes by hand.");
+	free(md);
+	json_decref(r);
+}
+
+static void test_nulls_everywhere(void **state)
+{
+	static const char text[] =
+	    "{\"scenario\": {\"name\": \"x\", \"description\": null, \"owner\": \"\"},"
+	    " \"verdict\": \"cleanup_failed\", \"exit_code\": 3, \"reasons\": [\"cleanup was not "
+	    "verified: check the nodes by hand (see Cleanup)\", null],"
+	    " \"environment\": {\"nodes\": [{\"name\": null, \"devices\": [{\"name\": \"d\", "
+	    "\"ports\": null}]}, 5, null]},"
+	    " \"clock\": {\"nodes\": [{}]},"
+	    " \"workload\": {\"baseline\": {\"throughput_mbps\": null}, \"integrity\": null},"
+	    " \"faults\": [{\"id\": \"f|0\", \"target\": null, \"params\": null, \"injected_ms\": "
+	    "null, \"error\": \"agent: link_down: eth0: refused: carries the agent's control "
+	    "connection\", \"detection\": {}, \"isolation\": null, \"recovery\": \"bogus\"}, 7],"
+	    " \"expect\": {\"detection\": {}, \"recovery\": {}},"
+	    " \"anomalies\": [{}, null],"
+	    " \"cleanup\": {\"verified\": false, \"actions\": [\"ip link set rail0 up\", {}]},"
+	    " \"events\": null}";
+	struct tmpdir *t = *state;
+	json_error_t jerr;
+	json_t *r = json_loads(text, 0, &jerr);
+	char mdp[512], *md;
+
+	assert_non_null(r);
+	write_all(t->path, r, mdp, sizeof(mdp));
+	md = slurp(mdp);
+	has_line(md, "# Drill report: x — CLEANUP_FAILED 🚨");
+	has_line(md, "**Verdict: cleanup_failed** (exit code 3): cleanup was not verified: check "
+		     "the nodes by hand (see Cleanup) (and 1 more, see Reasons).");
+	has_line(md, "| — | — | — | — | d | — | — | — | — | — |");
+	has_line(md, "| f\\|0 | — | — | — | at — ms for — ms | not injected: agent: link_down: "
+		     "eth0: refused: carries the agent's control connection | not reverted |");
+	has_line(md, "| f\\|0 | — / — ❌ (not seen) | not checked | — |");
+	has_line(md, "| — | — | not checked | — |");
+	has_line(md, "Unknown: the workload's client or server summary is missing, so lost and "
+		     "corrupted messages could not be counted.");
+	has_line(md, "**Not verified: check the nodes by hand before the next drill.**");
+	has_line(md, "| — | — | ip link set rail0 up | — |");
+	has_line(md, "- ?");
+	free(md);
+	json_decref(r);
+}
+
+static void test_events_jsonl(void **state)
+{
+	struct tmpdir *t = *state;
+	json_t *ev =
+	    json_pack("[{s:f,s:s,s:s,s:b},{s:f,s:s,s:s}]", "t_ms", 38.6, "node", "node-b", "kind",
+		      "link", "up", 0, "t_ms", 20003.1, "node", "node-b", "kind", "fault");
+	char p[512], *s;
+
+	snprintf(p, sizeof(p), "%s/events.jsonl", t->path);
+	assert_int_equal(report_write_events(p, ev), 0);
+	s = slurp(p);
+	assert_string_equal(s,
+			    "{\"t_ms\":38.6,\"node\":\"node-b\",\"kind\":\"link\",\"up\":false}\n"
+			    "{\"t_ms\":20003.1,\"node\":\"node-b\",\"kind\":\"fault\"}\n");
+	free(s);
+	/* no events: an empty file, not an error */
+	assert_int_equal(report_write_events(p, NULL), 0);
+	s = slurp(p);
+	assert_string_equal(s, "");
+	free(s);
+	assert_int_equal(count_files(t->path), 1);
+	json_decref(ev);
+}
+
+static void test_write_errors(void **state)
+{
+	json_t *r = json_object();
+
+	assert_int_equal(report_write_json("/nonexistent-dir/report.json", r), -ENOENT);
+	assert_int_equal(report_write_md("/nonexistent-dir/report.md", r), -ENOENT);
+	assert_int_equal(report_write_json("/tmp/x.json", NULL), -EINVAL);
+	assert_int_equal(report_write_events("/tmp/x.jsonl", r), -EINVAL);
+	json_decref(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_full_report, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_empty_report, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nulls_everywhere, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_events_jsonl, setup, teardown),
+	    cmocka_unit_test(test_write_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The two roles of rdmachaos-stream and what they share at run time: the
+ * stop request set by SIGINT/SIGTERM and the timing constants of failover.
+ */
+#ifndef WS_STREAM_H
+#define WS_STREAM_H
+
+#include <signal.h>
+
+#include "workloads/stream_args.h"
+
+/* Heartbeat period on each standby rail. */
+#define WS_HEARTBEAT_MS 200
+/* Pause between background reconnect attempts of a down rail. */
+#define WS_RECONNECT_MS 1000
+/* A background connect attempt not established by then is abandoned and retried. */
+#define WS_ATTEMPT_MS 3000
+/* The preferred rail must stay up this long before the client fails back to it. */
+#define WS_FAILBACK_MS 1000
+/* At exit the client waits this long for outstanding completions. */
+#define WS_DRAIN_MS 2000
+/* Longest poll() sleep: timers are checked at least this often. */
+#define WS_POLL_MS 10
+
+/* The signal number that asked us to stop, 0 while none did. */
+extern volatile sig_atomic_t ws_stop_signal;
+/* SIGINT/SIGTERM set ws_stop_signal (no SA_RESTART: poll() returns EINTR); SIGPIPE ignored. */
+int ws_signals_install(void);
+
+/* Run a role until stopped; return the process exit status. */
+int ws_client_run(const struct ws_opts *o);
+int ws_server_run(const struct ws_opts *o);
+
+#endif

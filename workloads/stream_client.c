@@ -1,0 +1,782 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The client role of rdmachaos-stream: connects every rail, streams numbered
+ * messages on the active one, heartbeats the others, and fails over, stalls,
+ * reconnects and fails back as rails die and return. One thread, one poll()
+ * loop over the cm event channel and each rail's completion channel.
+ *
+ * Window invariant: the messages not yet completed are exactly the seqs
+ * [una, nxt), at most queue_depth of them, all posted on the active rail
+ * (RC completes in order and every send is signalled). Local slot seq % W
+ * therefore holds seq until it completes, which is what makes a re-send after
+ * failover a plain re-post of the same bytes with a new timestamp.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/units.h"
+#include "workloads/stream.h"
+#include "workloads/stream_conn.h"
+#include "workloads/stream_integrity.h"
+#include "workloads/stream_out.h"
+#include "workloads/stream_stats.h"
+
+/* wr_id: a data message's seq, or a heartbeat's seq with this bit set. */
+#define WS_WRID_HB (1ULL << 63)
+/* Per-rail heartbeat buffer, after the data slots. */
+#define WS_HB_SLOT 64
+
+enum ws_rail_state { WS_RAIL_DOWN, WS_RAIL_CONNECTING, WS_RAIL_UP };
+
+struct ws_rail {
+	struct ws_conn c; /* c.pos is the position in --connect */
+	enum ws_rail_state state;
+	struct sockaddr_storage dst;
+	struct sockaddr_storage src;
+	bool has_src;
+	uint64_t raddr; /* op=write: the server's ring */
+	uint32_t rkey;
+	uint32_t rslots;
+	uint64_t next_try_ns; /* DOWN: when to try again */
+	uint64_t deadline_ns; /* CONNECTING: give the attempt up then */
+	uint64_t up_since_ns;
+	bool hb_out;
+	uint64_t hb_last_ns;
+	uint64_t hb_seq;
+	unsigned int failed_attempts; /* since the rail last went down or up */
+	char why[200];		      /* last failure */
+};
+
+struct ws_client {
+	const struct ws_opts *o;
+	struct rdma_event_channel *ech;
+	struct ws_rail rail[WS_MAX_RAILS];
+	int n;
+	int active;	   /* position, -1 while stalled or starting */
+	int last_active;   /* for the failover line after a stall */
+	bool started;	   /* every rail connected once; ready printed */
+	bool failing_back; /* draining the active rail before moving to rail 0 */
+	bool stopping;
+	bool out_gone;
+	uint8_t *buf; /* W slots of msg_size, then WS_HB_SLOT per rail */
+	size_t buflen;
+	uint64_t *post_ns;	    /* per local slot: when its message was last posted */
+	uint64_t una, snd_nxt, nxt; /* oldest not completed, next to post here, next new */
+	uint64_t sent, completed, resent, errors, bytes;
+	uint64_t failovers, failbacks, stalls, heartbeats;
+	struct ws_stats st;
+	uint64_t start_ns;
+};
+
+static void ws_cl_pump(struct ws_client *cl);
+
+static int ws_cl_rail_id(const struct ws_client *cl, int pos)
+{
+	return cl->o->rail_id[pos];
+}
+
+static void ws_cl_emit(struct ws_client *cl, int ret)
+{
+	if (ret)
+		cl->out_gone = true;
+}
+
+/* Records why r's connect attempt (or r) failed; returns -EIO for tail calls. */
+static int ws_cl_why(struct ws_rail *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int ws_cl_why(struct ws_rail *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+	return -EIO;
+}
+
+/* The attempt in progress on r failed (r->why says why): drop it, retry in WS_RECONNECT_MS. */
+static void ws_cl_drop_attempt(struct ws_client *cl, struct ws_rail *r)
+{
+	/* Say it once per outage; the retries every second would only repeat it. */
+	if (!r->failed_attempts++)
+		rc_info("rail %d (%s): connect failed: %s; retrying every %d ms",
+			ws_cl_rail_id(cl, r->c.pos), cl->o->addr[r->c.pos], r->why,
+			WS_RECONNECT_MS);
+	else
+		rc_dbg("rail %d: connect failed: %s", ws_cl_rail_id(cl, r->c.pos), r->why);
+	ws_conn_teardown(&r->c, false);
+	r->state = WS_RAIL_DOWN;
+	r->next_try_ns = rc_now_ns() + WS_RECONNECT_MS * RC_NSEC_PER_MSEC;
+}
+
+static int ws_cl_connect_start(struct ws_client *cl, struct ws_rail *r, uint64_t now)
+{
+	uint8_t timeout = cl->o->ack_timeout;
+	struct rdma_cm_id *id;
+	int pos = r->c.pos;
+
+	memset(&r->c, 0, sizeof(r->c));
+	r->c.pos = pos;
+	r->state = WS_RAIL_CONNECTING;
+	r->deadline_ns = now + WS_ATTEMPT_MS * RC_NSEC_PER_MSEC;
+	if (rdma_create_id(cl->ech, &id, r, RDMA_PS_TCP))
+		return ws_cl_why(r, "rdma_create_id: %s", strerror(errno));
+	r->c.id = id;
+	/* Must precede the connect: rdma_cm applies it when the QP moves to RTS. */
+	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout,
+			    sizeof(timeout)))
+		return ws_cl_why(r, "rdma_set_option(ACK_TIMEOUT %u): %s", timeout,
+				 strerror(errno));
+	if (rdma_resolve_addr(id, r->has_src ? (struct sockaddr *)&r->src : NULL,
+			      (struct sockaddr *)&r->dst, WS_CM_TIMEOUT_MS))
+		return ws_cl_why(r, "rdma_resolve_addr %s: %s", cl->o->addr[pos], strerror(errno));
+	return 0;
+}
+
+static void ws_cl_connect(struct ws_client *cl, struct ws_rail *r, uint64_t now)
+{
+	if (ws_cl_connect_start(cl, r, now))
+		ws_cl_drop_attempt(cl, r);
+}
+
+static int ws_cl_on_route(struct ws_client *cl, struct ws_rail *r)
+{
+	uint32_t w = cl->o->queue_depth;
+	struct ws_conn_caps caps = {.send_wr = w + 2, .recv_wr = 1, .cq_size = w + 4};
+	struct rdma_conn_param param;
+	struct ws_hello hello;
+	int ret;
+
+	ret = ws_conn_setup(&r->c, r->c.id, &caps);
+	if (ret)
+		return ws_cl_why(r, "QP setup: %s", strerror(-ret));
+	ret = ws_conn_reg(&r->c, &r->c.mr, cl->buf, cl->buflen, IBV_ACCESS_LOCAL_WRITE);
+	if (ret)
+		return ws_cl_why(r, "ibv_reg_mr: %s", strerror(-ret));
+
+	memset(&hello, 0, sizeof(hello));
+	hello.magic = WS_MSG_MAGIC;
+	hello.version = WS_PROTO_VERSION;
+	hello.op = (uint8_t)cl->o->op;
+	hello.rail = (uint8_t)ws_cl_rail_id(cl, r->c.pos);
+	hello.msg_size = cl->o->msg_size;
+	hello.queue_depth = w;
+	ws_hello_swap(&hello);
+	memset(&param, 0, sizeof(param));
+	param.private_data = &hello;
+	param.private_data_len = sizeof(hello);
+	param.retry_count = cl->o->retry_cnt;
+	/* RNR only means the server is behind: wait for it, never fail on it. */
+	param.rnr_retry_count = 7;
+	if (rdma_connect(r->c.id, &param))
+		return ws_cl_why(r, "rdma_connect: %s", strerror(errno));
+	return 0;
+}
+
+static void ws_cl_print_connected(struct ws_client *cl, struct ws_rail *r)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr qa;
+	struct ibv_qp *qp = r->c.id->qp;
+	int to = -1, rc = -1, rnr = -1;
+
+	if (!ibv_query_qp(qp, &qa, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY, &init)) {
+		to = qa.timeout;
+		rc = qa.retry_cnt;
+		rnr = qa.rnr_retry;
+	}
+	ws_sockaddr_str(rdma_get_local_addr(r->c.id), r->c.local, sizeof(r->c.local));
+	ws_sockaddr_str(rdma_get_peer_addr(r->c.id), r->c.remote, sizeof(r->c.remote));
+	ws_cl_emit(cl, ws_out("connected", "{s:i, s:s, s:s, s:i, s:s, s:i, s:i, s:i}", "rail",
+			      ws_cl_rail_id(cl, r->c.pos), "local", r->c.local, "remote",
+			      r->c.remote, "qp_num", (int)qp->qp_num, "dev",
+			      ibv_get_device_name(r->c.id->verbs->device), "ack_timeout", to,
+			      "retry_cnt", rc, "rnr_retry", rnr));
+}
+
+static void ws_cl_activate(struct ws_client *cl, int pos);
+
+static void ws_cl_start(struct ws_client *cl)
+{
+	json_t *rails = json_array();
+	int i;
+
+	for (i = 0; i < cl->n; i++)
+		json_array_append_new(rails, json_integer(ws_cl_rail_id(cl, i)));
+	ws_cl_emit(cl, ws_out("ready", "{s:o, s:i, s:s, s:i, s:i}", "rails", rails, "pid",
+			      (int)getpid(), "op", ws_op_name(cl->o->op), "msg_size",
+			      (int)cl->o->msg_size, "queue_depth", (int)cl->o->queue_depth));
+	cl->started = true;
+	cl->start_ns = rc_now_ns();
+	ws_stats_init(&cl->st, cl->start_ns);
+	cl->active = 0;
+	cl->last_active = 0;
+	rc_info("all %d rail(s) connected; streaming on rail %d", cl->n, ws_cl_rail_id(cl, 0));
+}
+
+static int ws_cl_on_established(struct ws_client *cl, struct ws_rail *r, const struct ws_cm_ev *ev)
+{
+	struct ws_accept acc;
+	int i;
+
+	if (ev->pdata_len < sizeof(acc))
+		return ws_cl_why(r, "the server's accept carries no ring description");
+	memcpy(&acc, ev->pdata, sizeof(acc));
+	ws_accept_swap(&acc);
+	if (acc.magic != WS_MSG_MAGIC || acc.version != WS_PROTO_VERSION || acc.op != cl->o->op)
+		return ws_cl_why(r, "the server's accept is not rdmachaos-stream v%d --op %s",
+				 WS_PROTO_VERSION, ws_op_name(cl->o->op));
+	if (cl->o->op == WS_OP_WRITE && acc.slots < 2 * cl->o->queue_depth)
+		return ws_cl_why(r, "the server's ring has %u slots, fewer than 2 x --queue-depth",
+				 acc.slots);
+	r->raddr = acc.addr;
+	r->rkey = acc.rkey;
+	r->rslots = acc.slots;
+	r->state = WS_RAIL_UP;
+	r->c.established = true;
+	r->up_since_ns = rc_now_ns();
+	r->hb_out = false;
+	r->hb_last_ns = r->up_since_ns;
+	r->failed_attempts = 0;
+	ws_cl_print_connected(cl, r);
+	if (!cl->started) {
+		for (i = 0; i < cl->n; i++)
+			if (cl->rail[i].state != WS_RAIL_UP)
+				return 0;
+		ws_cl_start(cl);
+		return 0;
+	}
+	ws_cl_emit(cl, ws_out("rail_up", "{s:i}", "rail", ws_cl_rail_id(cl, r->c.pos)));
+	if (cl->active < 0)
+		ws_cl_activate(cl, r->c.pos);
+	return 0;
+}
+
+static int ws_cl_post_data(struct ws_client *cl, struct ws_rail *r, uint64_t seq, uint8_t *msg)
+{
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	uint32_t slot;
+
+	sge.addr = (uintptr_t)msg;
+	sge.length = cl->o->msg_size;
+	sge.lkey = r->c.mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = seq;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (cl->o->op == WS_OP_WRITE) {
+		slot = (uint32_t)(seq % r->rslots);
+		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.imm_data = htonl(slot);
+		wr.wr.rdma.remote_addr = r->raddr + (uint64_t)slot * cl->o->msg_size;
+		wr.wr.rdma.rkey = r->rkey;
+	} else {
+		wr.opcode = IBV_WR_SEND;
+	}
+	return -ibv_post_send(r->c.id->qp, &wr, &bad);
+}
+
+static void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason);
+
+/*
+ * Posts on the active rail while the window has room: first the re-sends
+ * (seqs below nxt, after a failover), then new messages unless stopping.
+ */
+static void ws_cl_pump(struct ws_client *cl)
+{
+	uint32_t w = cl->o->queue_depth;
+	struct ws_rail *r;
+	uint64_t seq, now;
+	uint8_t *msg;
+	bool resend;
+	char why[96];
+	int ret;
+
+	while (cl->started && cl->active >= 0 && !cl->failing_back && cl->snd_nxt - cl->una < w) {
+		r = &cl->rail[cl->active];
+		seq = cl->snd_nxt;
+		resend = seq < cl->nxt;
+		if (!resend && cl->stopping)
+			return;
+		msg = cl->buf + (size_t)(seq % w) * cl->o->msg_size;
+		now = rc_now_ns();
+		if (resend)
+			ws_msg_set_ts(msg, now);
+		else
+			ws_msg_fill(msg, cl->o->msg_size, seq, now);
+		cl->post_ns[seq % w] = now;
+		ret = ws_cl_post_data(cl, r, seq, msg);
+		if (ret) {
+			snprintf(why, sizeof(why), "ibv_post_send: %s", strerror(-ret));
+			/* Fails over (and may re-enter this loop on the next rail). */
+			ws_cl_rail_fail(cl, r, why);
+			return;
+		}
+		if (resend)
+			cl->resent++;
+		else
+			cl->nxt++;
+		cl->snd_nxt++;
+		cl->sent++;
+	}
+}
+
+/* Makes pos the active rail after a failure or a stall: everything pending is re-sent there. */
+static void ws_cl_activate(struct ws_client *cl, int pos)
+{
+	uint64_t pending = cl->nxt - cl->una;
+
+	cl->active = pos;
+	cl->snd_nxt = cl->una;
+	cl->failovers++;
+	ws_cl_emit(cl, ws_out("failover", "{s:i, s:i, s:I}", "from_rail",
+			      ws_cl_rail_id(cl, cl->last_active), "to_rail", ws_cl_rail_id(cl, pos),
+			      "resent", (json_int_t)pending));
+	rc_info("failover: rail %d -> rail %d, re-sending %llu message(s)",
+		ws_cl_rail_id(cl, cl->last_active), ws_cl_rail_id(cl, pos),
+		(unsigned long long)pending);
+	ws_cl_pump(cl);
+}
+
+static int ws_cl_pick(const struct ws_client *cl)
+{
+	int i;
+
+	for (i = 0; i < cl->n; i++)
+		if (cl->rail[i].state == WS_RAIL_UP)
+			return i;
+	return -1;
+}
+
+static void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason)
+{
+	int pos = r->c.pos, next;
+	bool was_active = cl->active == pos;
+
+	cl->errors++;
+	ws_cl_emit(cl, ws_out("rail_down", "{s:i, s:s, s:b}", "rail", ws_cl_rail_id(cl, pos),
+			      "reason", reason, "active", was_active));
+	rc_warn("rail %d (%s) down: %s", ws_cl_rail_id(cl, pos), cl->o->addr[pos], reason);
+	ws_conn_teardown(&r->c, true);
+	r->state = WS_RAIL_DOWN;
+	r->hb_out = false;
+	r->failed_attempts = 0;
+	if (reason != r->why)
+		snprintf(r->why, sizeof(r->why), "%s", reason);
+	r->next_try_ns = rc_now_ns() + WS_RECONNECT_MS * RC_NSEC_PER_MSEC;
+	if (cl->failing_back && pos == 0)
+		cl->failing_back = false;
+	if (!was_active)
+		return;
+	cl->active = -1;
+	cl->last_active = pos;
+	cl->failing_back = false;
+	next = ws_cl_pick(cl);
+	if (next >= 0) {
+		ws_cl_activate(cl, next);
+		return;
+	}
+	cl->stalls++;
+	ws_cl_emit(cl, ws_out("stall", "{s:s, s:i, s:I}", "reason",
+			      "no healthy rail: data waits for a rail to reconnect", "last_rail",
+			      ws_cl_rail_id(cl, pos), "pending", (json_int_t)(cl->nxt - cl->una)));
+	rc_warn("stall: no healthy rail; %llu message(s) wait",
+		(unsigned long long)(cl->nxt - cl->una));
+}
+
+static const char *ws_cl_wr_opcode(const struct ws_client *cl, bool hb)
+{
+	if (hb || cl->o->op == WS_OP_SEND)
+		return "IBV_WR_SEND";
+	return "IBV_WR_RDMA_WRITE_WITH_IMM";
+}
+
+static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
+{
+	struct ws_client *cl = arg;
+	struct ws_rail *r = (struct ws_rail *)((char *)c - offsetof(struct ws_rail, c));
+	bool hb = wc->wr_id & WS_WRID_HB;
+	uint64_t seq = wc->wr_id & ~WS_WRID_HB, now, done;
+
+	if (wc->status != IBV_WC_SUCCESS) {
+		/* Error completions carry only wr_id, status, vendor_err, qp_num: the opcode is
+		 * ours. */
+		ws_cl_emit(cl,
+			   ws_out("error", "{s:i, s:s, s:i, s:s, s:i, s:i, s:s, s:s, s:I}", "rail",
+				  ws_cl_rail_id(cl, c->pos), "wc_status",
+				  ws_wc_status_name(wc->status), "wc_status_code", (int)wc->status,
+				  "wc_status_str", ibv_wc_status_str(wc->status), "vendor_err",
+				  (int)wc->vendor_err, "qp_num", (int)wc->qp_num, "opcode",
+				  ws_cl_wr_opcode(cl, hb), "kind", hb ? "heartbeat" : "data", "seq",
+				  (json_int_t)seq));
+		snprintf(r->why, sizeof(r->why), "completion error %s (%s)",
+			 ws_wc_status_name(wc->status), ibv_wc_status_str(wc->status));
+		return -EIO;
+	}
+	if (hb) {
+		r->hb_out = false;
+		cl->heartbeats++;
+		return 0;
+	}
+	if (seq < cl->una)
+		return 0;
+	if (seq >= cl->snd_nxt) {
+		rc_err("rail %d: completion for seq %llu that is not in flight",
+		       ws_cl_rail_id(cl, c->pos), (unsigned long long)seq);
+		return 0;
+	}
+	now = rc_now_ns();
+	/* In order on RC, so normally seq == una; anything skipped completed with it. */
+	done = seq + 1 - cl->una;
+	cl->una = seq + 1;
+	cl->completed += done;
+	cl->bytes += done * cl->o->msg_size;
+	ws_stats_add(&cl->st, done * cl->o->msg_size, now - cl->post_ns[seq % cl->o->queue_depth]);
+	cl->st.msgs += done - 1;
+	return 0;
+}
+
+static void ws_cl_heartbeat(struct ws_client *cl, struct ws_rail *r, uint64_t now)
+{
+	uint8_t *hb =
+	    cl->buf + (size_t)cl->o->queue_depth * cl->o->msg_size + (size_t)r->c.pos * WS_HB_SLOT;
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	char why[96];
+	int ret;
+
+	r->hb_seq++;
+	ws_hb_fill(hb, r->hb_seq, now);
+	sge.addr = (uintptr_t)hb;
+	sge.length = WS_HDR_LEN;
+	sge.lkey = r->c.mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WS_WRID_HB | r->hb_seq;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	ret = ibv_post_send(r->c.id->qp, &wr, &bad);
+	if (ret) {
+		snprintf(why, sizeof(why), "heartbeat ibv_post_send: %s", strerror(ret));
+		ws_cl_rail_fail(cl, r, why);
+		return;
+	}
+	r->hb_out = true;
+	r->hb_last_ns = now;
+}
+
+static void ws_cl_cm_event(struct ws_client *cl, const struct ws_cm_ev *ev)
+{
+	struct ws_rail *r = ev->id->context;
+	struct ws_reject rej;
+	int ret = 0;
+
+	if (!r || r->c.id != ev->id)
+		return;
+	rc_dbg("rail %d: %s (status %d)", ws_cl_rail_id(cl, r->c.pos), rdma_event_str(ev->type),
+	       ev->status);
+	switch (ev->type) {
+	case RDMA_CM_EVENT_ADDR_RESOLVED:
+		if (rdma_resolve_route(ev->id, WS_CM_TIMEOUT_MS))
+			ret = ws_cl_why(r, "rdma_resolve_route: %s", strerror(errno));
+		break;
+	case RDMA_CM_EVENT_ROUTE_RESOLVED:
+		ret = ws_cl_on_route(cl, r);
+		break;
+	case RDMA_CM_EVENT_ESTABLISHED:
+		ret = ws_cl_on_established(cl, r, ev);
+		break;
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+		break;
+	case RDMA_CM_EVENT_REJECTED:
+		memset(&rej, 0, sizeof(rej));
+		memcpy(&rej, ev->pdata, ev->pdata_len < sizeof(rej) ? ev->pdata_len : sizeof(rej));
+		rej.reason[sizeof(rej.reason) - 1] = '\0';
+		if (le32toh(rej.magic) == WS_MSG_MAGIC)
+			ret = ws_cl_why(r, "the server refused: %s", rej.reason);
+		else
+			ret = ws_cl_why(r, "RDMA_CM_EVENT_REJECTED (status %d%s)", ev->status,
+					ev->status == 28 ? ": nobody listens there" : "");
+		break;
+	default:
+		/* ADDR/ROUTE/CONNECT errors, UNREACHABLE, DISCONNECTED, DEVICE_REMOVAL, ... */
+		ret = ws_cl_why(r, "%s (status %d)", rdma_event_str(ev->type), ev->status);
+		break;
+	}
+	if (!ret)
+		return;
+	if (r->state == WS_RAIL_UP)
+		ws_cl_rail_fail(cl, r, r->why);
+	else if (r->state == WS_RAIL_CONNECTING)
+		ws_cl_drop_attempt(cl, r);
+}
+
+static int ws_cl_cm(struct ws_client *cl)
+{
+	struct ws_cm_ev ev;
+	int ret;
+
+	while ((ret = ws_cm_next(cl->ech, &ev)) > 0)
+		ws_cl_cm_event(cl, &ev);
+	if (ret < 0)
+		rc_err("rdma_get_cm_event: %s", strerror(-ret));
+	return ret;
+}
+
+static void ws_cl_interval(struct ws_client *cl, uint64_t now)
+{
+	struct ws_interval iv;
+	json_t *f;
+
+	ws_stats_cut(&cl->st, now, &iv);
+	f = ws_out_interval_fields(cl->active >= 0 ? ws_cl_rail_id(cl, cl->active) : -1, &iv);
+	if (f)
+		json_object_set_new(f, "pending", json_integer((json_int_t)(cl->nxt - cl->una)));
+	ws_cl_emit(cl, ws_out_obj("interval", f));
+}
+
+/* Reconnects, heartbeats and fail-back: everything that runs on the clock. */
+static void ws_cl_timers(struct ws_client *cl, uint64_t now)
+{
+	struct ws_rail *r;
+	int i, from;
+
+	for (i = 0; i < cl->n; i++) {
+		r = &cl->rail[i];
+		if (r->state == WS_RAIL_DOWN && now >= r->next_try_ns && !cl->stopping)
+			ws_cl_connect(cl, r, now);
+		else if (r->state == WS_RAIL_CONNECTING && now >= r->deadline_ns) {
+			ws_cl_why(r, "not established within %d ms", WS_ATTEMPT_MS);
+			ws_cl_drop_attempt(cl, r);
+		} else if (r->state == WS_RAIL_UP && cl->started && i != cl->active && !r->hb_out &&
+			   now - r->hb_last_ns >= WS_HEARTBEAT_MS * RC_NSEC_PER_MSEC)
+			ws_cl_heartbeat(cl, r, now);
+	}
+	if (!cl->started || cl->stopping)
+		return;
+	r = &cl->rail[0];
+	if (cl->active > 0 && !cl->failing_back && r->state == WS_RAIL_UP &&
+	    now - r->up_since_ns >= WS_FAILBACK_MS * RC_NSEC_PER_MSEC) {
+		cl->failing_back = true;
+		rc_info("rail %d is back for %d ms: draining rail %d to fail back",
+			ws_cl_rail_id(cl, 0), WS_FAILBACK_MS, ws_cl_rail_id(cl, cl->active));
+	}
+	/* Nothing in flight on the old rail: switch without re-sending anything. */
+	if (cl->failing_back && cl->una == cl->snd_nxt) {
+		from = cl->active;
+		cl->failing_back = false;
+		cl->active = 0;
+		cl->last_active = 0;
+		cl->failbacks++;
+		ws_cl_emit(cl, ws_out("failback", "{s:i, s:i}", "from_rail",
+				      ws_cl_rail_id(cl, from), "to_rail", ws_cl_rail_id(cl, 0)));
+		rc_info("failback: rail %d -> rail %d", ws_cl_rail_id(cl, from),
+			ws_cl_rail_id(cl, 0));
+	}
+}
+
+static void ws_cl_summary(struct ws_client *cl)
+{
+	uint64_t now = rc_now_ns();
+
+	ws_cl_emit(
+	    cl,
+	    ws_out("summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I}",
+		   "sent", (json_int_t)cl->sent, "completed", (json_int_t)cl->completed, "resent",
+		   (json_int_t)cl->resent, "errors", (json_int_t)cl->errors, "bytes",
+		   (json_int_t)cl->bytes, "failovers", (json_int_t)cl->failovers, "failbacks",
+		   (json_int_t)cl->failbacks, "stalls", (json_int_t)cl->stalls, "heartbeats",
+		   (json_int_t)cl->heartbeats, "next_seq", (json_int_t)cl->nxt, "outstanding",
+		   (json_int_t)(cl->nxt - cl->una), "drained", cl->una == cl->nxt, "duration_ms",
+		   (json_int_t)(cl->started ? (now - cl->start_ns) / RC_NSEC_PER_MSEC : 0)));
+}
+
+/* Start-up gave up: one rail_down line per missing rail, and the reasons on stderr. */
+static void ws_cl_startup_failed(struct ws_client *cl)
+{
+	struct ws_rail *r;
+	int i;
+
+	for (i = 0; i < cl->n; i++) {
+		r = &cl->rail[i];
+		if (r->state == WS_RAIL_UP)
+			continue;
+		rc_err("rail %d (%s): not connected within %llu ms: %s", ws_cl_rail_id(cl, i),
+		       cl->o->addr[i], (unsigned long long)cl->o->connect_timeout_ms,
+		       r->why[0] ? r->why : "no answer");
+		ws_cl_emit(cl, ws_out("rail_down", "{s:i, s:s, s:b}", "rail", ws_cl_rail_id(cl, i),
+				      "reason", r->why[0] ? r->why : "not connected in time",
+				      "active", 0));
+	}
+	rc_err("every rail must connect at start; giving up");
+}
+
+static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
+{
+	struct pollfd pfd[1 + WS_MAX_RAILS];
+	int map[WS_MAX_RAILS], n = 1, i, ret, timeout;
+	uint64_t now = rc_now_ns();
+	struct ws_rail *r;
+
+	pfd[0].fd = cl->ech->fd;
+	pfd[0].events = POLLIN;
+	for (i = 0; i < cl->n; i++) {
+		if (!cl->rail[i].c.ch)
+			continue;
+		pfd[n].fd = cl->rail[i].c.ch->fd;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		map[n - 1] = i;
+		n++;
+	}
+	timeout = WS_POLL_MS;
+	if (cl->started && next_iv > now && (next_iv - now) / RC_NSEC_PER_MSEC < WS_POLL_MS)
+		timeout = (int)((next_iv - now) / RC_NSEC_PER_MSEC);
+	ret = poll(pfd, (nfds_t)n, timeout);
+	if (ret < 0 && errno != EINTR) {
+		rc_err("poll: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = 1; i < n; i++) {
+		r = &cl->rail[map[i - 1]];
+		/* A failover inside this loop may have torn a later rail down already. */
+		if (!r->c.cq)
+			continue;
+		ret = ws_conn_poll(&r->c, ret > 0 && (pfd[i].revents & POLLIN), ws_cl_on_wc, cl);
+		if (ret)
+			ws_cl_rail_fail(cl, r, r->why);
+		ret = 1;
+	}
+	ret = ws_cl_cm(cl);
+	return ret < 0 ? ret : 0;
+}
+
+static int ws_cl_loop(struct ws_client *cl)
+{
+	uint64_t now = rc_now_ns(), boot_deadline, end_ns = 0, drain_end = 0, next_iv = 0;
+	bool armed = false;
+	int i, ret;
+
+	boot_deadline = now + cl->o->connect_timeout_ms * RC_NSEC_PER_MSEC;
+	for (i = 0; i < cl->n; i++)
+		ws_cl_connect(cl, &cl->rail[i], now);
+	for (;;) {
+		now = rc_now_ns();
+		if (!cl->started && now >= boot_deadline) {
+			ws_cl_startup_failed(cl);
+			return -ETIMEDOUT;
+		}
+		if (cl->started && !armed) {
+			armed = true;
+			next_iv = now + cl->o->interval_ms * RC_NSEC_PER_MSEC;
+			if (cl->o->duration_ms)
+				end_ns = now + cl->o->duration_ms * RC_NSEC_PER_MSEC;
+		}
+		if (!cl->stopping &&
+		    (ws_stop_signal || cl->out_gone || (end_ns && now >= end_ns))) {
+			if (!cl->started) {
+				rc_err("stopped before every rail connected");
+				return -EINTR;
+			}
+			cl->stopping = true;
+			cl->failing_back = false;
+			drain_end = now + WS_DRAIN_MS * RC_NSEC_PER_MSEC;
+			rc_info("stopping: draining %llu outstanding message(s)",
+				(unsigned long long)(cl->nxt - cl->una));
+		}
+		if (cl->stopping && (cl->una == cl->nxt || now >= drain_end || cl->out_gone))
+			return 0;
+
+		ret = ws_cl_poll_once(cl, next_iv);
+		if (ret)
+			return ret;
+		now = rc_now_ns();
+		ws_cl_timers(cl, now);
+		if (armed && now >= next_iv) {
+			ws_cl_interval(cl, now);
+			next_iv += cl->o->interval_ms * RC_NSEC_PER_MSEC;
+			if (next_iv <= now)
+				next_iv = now + cl->o->interval_ms * RC_NSEC_PER_MSEC;
+		}
+		ws_cl_pump(cl);
+	}
+}
+
+static int ws_cl_init(struct ws_client *cl, const struct ws_opts *o)
+{
+	char err[300];
+	int i, ret;
+
+	memset(cl, 0, sizeof(*cl));
+	cl->o = o;
+	cl->n = o->nrails;
+	cl->active = -1;
+	for (i = 0; i < cl->n; i++) {
+		cl->rail[i].c.pos = i;
+		ret = ws_resolve(o->addr[i], o->port, &cl->rail[i].dst, err, sizeof(err));
+		if (ret) {
+			rc_err("rail %d: --connect %s", o->rail_id[i], err);
+			return ret;
+		}
+		if (o->bind[i][0]) {
+			ret = ws_resolve(o->bind[i], 0, &cl->rail[i].src, err, sizeof(err));
+			if (ret) {
+				rc_err("rail %d: --bind %s", o->rail_id[i], err);
+				return ret;
+			}
+			cl->rail[i].has_src = true;
+		}
+	}
+	cl->buflen = (size_t)o->queue_depth * o->msg_size + (size_t)cl->n * WS_HB_SLOT;
+	if (posix_memalign((void **)&cl->buf, 4096, cl->buflen)) {
+		rc_err("cannot allocate %zu bytes of message buffer", cl->buflen);
+		return -ENOMEM;
+	}
+	memset(cl->buf, 0, cl->buflen);
+	cl->post_ns = calloc(o->queue_depth, sizeof(*cl->post_ns));
+	if (!cl->post_ns)
+		return -ENOMEM;
+	ws_stats_init(&cl->st, rc_now_ns());
+	cl->ech = ws_event_channel();
+	if (!cl->ech) {
+		rc_err("rdma_create_event_channel: %s (is rdma_ucm loaded, /dev/infiniband/rdma_cm "
+		       "present?)",
+		       strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int ws_client_run(const struct ws_opts *o)
+{
+	struct ws_client cl;
+	int i, ret;
+
+	ret = ws_cl_init(&cl, o);
+	if (ret)
+		goto out;
+	ret = ws_cl_loop(&cl);
+	if (cl.started)
+		ws_cl_summary(&cl);
+out:
+	for (i = 0; i < cl.n; i++)
+		ws_conn_teardown(&cl.rail[i].c, true);
+	if (cl.ech)
+		rdma_destroy_event_channel(cl.ech);
+	free(cl.buf);
+	free(cl.post_ns);
+	ws_stats_free(&cl.st);
+	return ret || cl.out_gone ? 1 : 0;
+}
