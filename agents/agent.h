@@ -4,6 +4,9 @@
  * process, one io_uring loop (agents/agent_loop.h), no threads: every module
  * below is driven from that loop, so none of them locks anything.
  *
+ *   agent_main.c       start-up, signals, orderly stop
+ *   agent_init.c       initial state (no system resources)
+ *   agent_loop.c       the io_uring loop: polls and timers
  *   agent_opts.c       command line
  *   agent_server.c     listening socket, coordinator connections, event fan-out
  *   agent_req.c        request checking and dispatch (docs/PROTOCOL.md)
@@ -45,7 +48,7 @@ struct agent_opts {
 	char allow[AGENT_MAX_IFS][IF_NAMESIZE];
 	unsigned int nr_allow;
 	char rails[AGENT_MAX_RAILS][IF_NAMESIZE]; /* index: rail */
-	unsigned int nr_rails;                     /* 0: railN is rail N */
+	unsigned int nr_rails;			  /* 0: railN is rail N */
 	char log_file[4096];
 	bool verbose;
 };
@@ -55,7 +58,7 @@ struct agent_client {
 	struct agent *a;
 	struct rc_conn conn;
 	struct agent_poll rd, wr;
-	struct agent_list node;  /* on a->clients while open */
+	struct agent_list node;	  /* on a->clients while open */
 	char ifname[IF_NAMESIZE]; /* the local interface carrying it, "" if unknown */
 	bool subscribed;
 	bool closing;
@@ -101,7 +104,7 @@ void agent_emit(struct agent *a, const char *kind, json_t *fields);
 void agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, json_t *fields);
 /* Logs and emits an `agent` event the operator should see. */
 void agent_notice(struct agent *a, enum rc_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Sends a response (stolen) unless the connection has closed meanwhile. */
 void agent_client_respond(struct agent_client *cl, json_t *resp);
 void agent_client_get(struct agent_client *cl);
@@ -127,8 +130,8 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 		    json_t **result, char *err, size_t errlen);
 int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
 		    json_t **result, char *err, size_t errlen);
-int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id,
-			const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+			json_t **result, char *err, size_t errlen);
 int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
 		    json_t **result, char *err, size_t errlen);
 /* Reverts and verifies every active fault; true when all are verified. Frees the records. */

@@ -90,7 +90,8 @@ static void agent_counters_group(struct agent_counters *cs, const char *device, 
 			snprintf(c->device, sizeof(c->device), "%s", device);
 			c->port = port;
 			snprintf(c->group, sizeof(c->group), "%s", group);
-			memcpy(c->name, e->d_name, strlen(e->d_name) + 1); /* length checked above */
+			memcpy(c->name, e->d_name,
+			       strlen(e->d_name) + 1); /* length checked above */
 			c->value = v;
 		} else if (v != c->value) {
 			agent_emit(cs->a, "counter",

@@ -29,7 +29,7 @@ struct agent_fault {
 	struct agent_timer tick_timer;
 	struct agent_timer auto_timer;
 	bool active;
-	bool verified;    /* the last revert verified */
+	bool verified;	  /* the last revert verified */
 	json_t *deferred; /* events an injector reported during inject(), sent after `inject` */
 };
 
@@ -80,8 +80,8 @@ static void agent_faults_trim(struct agent *a)
 	struct agent_list *pos, *tmp;
 	unsigned int inactive = 0;
 
-	agent_list_for_each_safe(pos, tmp, &a->faults)
-		inactive += !agent_list_entry(pos, struct agent_fault, node)->active;
+	agent_list_for_each_safe(pos, tmp, &a->faults) inactive +=
+	    !agent_list_entry(pos, struct agent_fault, node)->active;
 	agent_list_for_each_safe(pos, tmp, &a->faults)
 	{
 		struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
@@ -122,9 +122,9 @@ static void agent_fault_env_event(struct inj_fault *f, const char *action, json_
 	rc_info("fault %s: %s on %s", f->id, action, f->target.netdev);
 	if (af->deferred) {
 		/* Still inside inject(): keep the order inject, then the injector's steps. */
-		json_array_append_new(af->deferred,
-				      json_pack("{s:I, s:o}", "ts_ns", (json_int_t)rc_now_ns(),
-						"fields", fields));
+		json_array_append_new(
+		    af->deferred,
+		    json_pack("{s:I, s:o}", "ts_ns", (json_int_t)rc_now_ns(), "fields", fields));
 		return;
 	}
 	agent_emit(af->a, "fault", fields);
@@ -274,8 +274,8 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 		return ret;
 	t->ifindex = (int)if_nametoindex(t->netdev);
 	if (!t->ifindex) {
-		snprintf(err, errlen, "%s: %s: no such network interface on this node", (*inj)->name,
-			 t->netdev);
+		snprintf(err, errlen, "%s: %s: no such network interface on this node",
+			 (*inj)->name, t->netdev);
 		return -ENODEV;
 	}
 	other = agent_fault_on(a, t->netdev);
@@ -292,8 +292,8 @@ static json_t *agent_inject_result(const struct agent_fault *af)
 	const struct inj_fault *f = &af->f;
 	json_t *prior = f->inj->describe_prior ? f->inj->describe_prior(f) : NULL;
 	json_t *r = json_pack("{s:s, s:s, s:I, s:s, s:o}", "fault_id", f->id, "injector",
-			      f->inj->name, "injected_at_ns", (json_int_t)f->injected_at_ns, "netdev",
-			      f->target.netdev, "prior", prior ? prior : json_object());
+			      f->inj->name, "injected_at_ns", (json_int_t)f->injected_at_ns,
+			      "netdev", f->target.netdev, "prior", prior ? prior : json_object());
 
 	if (r && f->target.rail >= 0)
 		json_object_set_new(r, "rail", json_integer(f->target.rail));
@@ -329,7 +329,8 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 	af->tick_timer.fire = agent_fault_tick;
 	af->auto_timer.fire = agent_fault_auto_revert;
 	af->f.inj = inj;
-	snprintf(af->f.id, sizeof(af->f.id), "%s", json_string_value(json_object_get(req, "fault_id")));
+	snprintf(af->f.id, sizeof(af->f.id), "%s",
+		 json_string_value(json_object_get(req, "fault_id")));
 	af->f.target = t;
 	af->f.params = params ? json_deep_copy(params) : json_object();
 	af->f.duration_ms = dur ? (uint64_t)json_integer_value(dur) : 0;
@@ -351,8 +352,9 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 		/* A partial inject may have changed something: put the snapshot back. */
 		snprintf(why, sizeof(why), "%s", af->f.err);
 		if (inj->revert(&af->f))
-			agent_notice(a, RC_LOG_ERR, "fault %s: inject failed and so did its revert: %s",
-				     af->f.id, af->f.err);
+			agent_notice(a, RC_LOG_ERR,
+				     "fault %s: inject failed and so did its revert: %s", af->f.id,
+				     af->f.err);
 		snprintf(af->f.err, sizeof(af->f.err), "%s", why);
 		goto err_fail;
 	}
@@ -368,7 +370,8 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 	rc_info("fault %s: %s injected on %s", af->f.id, inj->name, t.netdev);
 	agent_emit_at(a, "fault", af->f.injected_at_ns, agent_fault_fields(af, "inject"));
 	json_array_foreach(af->deferred, i, ev)
-		agent_emit_at(a, "fault", (uint64_t)json_integer_value(json_object_get(ev, "ts_ns")),
+		agent_emit_at(a, "fault",
+			      (uint64_t)json_integer_value(json_object_get(ev, "ts_ns")),
 			      json_incref(json_object_get(ev, "fields")));
 	json_decref(af->deferred);
 	af->deferred = NULL;
@@ -377,7 +380,7 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 	if (af->f.duration_ms)
 		agent_timer_set(&a->loop, &af->auto_timer,
 				af->f.injected_at_ns + af->f.duration_ms * RC_NSEC_PER_MSEC +
-					AGENT_AUTO_REVERT_GRACE_NS);
+				    AGENT_AUTO_REVERT_GRACE_NS);
 	*result = agent_inject_result(af);
 	return *result ? 0 : -ENOMEM;
 
@@ -402,14 +405,15 @@ int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, con
 	int ret;
 
 	if (!af) {
-		*result = json_pack("{s:s, s:b, s:b}", "fault_id", fault_id, "already", 1, "known", 0);
+		*result =
+		    json_pack("{s:s, s:b, s:b}", "fault_id", fault_id, "already", 1, "known", 0);
 		return *result ? 0 : -ENOMEM;
 	}
 	if (!af->active) {
-		*result = json_pack("{s:s, s:b, s:b, s:I, s:b, s:[]}", "fault_id", fault_id,
-				    "already", 1, "known", 1, "reverted_at_ns",
-				    (json_int_t)af->f.reverted_at_ns, "verified", af->verified,
-				    "actions");
+		*result =
+		    json_pack("{s:s, s:b, s:b, s:I, s:b, s:[]}", "fault_id", fault_id, "already", 1,
+			      "known", 1, "reverted_at_ns", (json_int_t)af->f.reverted_at_ns,
+			      "verified", af->verified, "actions");
 		return *result ? 0 : -ENOMEM;
 	}
 	actions = json_array();
@@ -420,9 +424,9 @@ int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, con
 		json_decref(actions);
 		return agent_fault_fail(err, errlen, &af->f, ret);
 	}
-	*result = json_pack("{s:s, s:I, s:b, s:o}", "fault_id", fault_id, "reverted_at_ns",
-			    (json_int_t)af->f.reverted_at_ns, "verified", verified, "actions",
-			    actions);
+	*result =
+	    json_pack("{s:s, s:I, s:b, s:o}", "fault_id", fault_id, "reverted_at_ns",
+		      (json_int_t)af->f.reverted_at_ns, "verified", verified, "actions", actions);
 	if (*result && !verified)
 		json_object_set_new(*result, "verify_error", json_string(af->f.err));
 	return *result ? 0 : -ENOMEM;
@@ -456,8 +460,8 @@ static bool agent_faults_revert_every(struct agent *a, const char *action, json_
 	return all;
 }
 
-int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id,
-			const json_t *req, json_t **result, char *err, size_t errlen)
+int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+			json_t **result, char *err, size_t errlen)
 {
 	json_t *reverted = json_array(), *actions = json_array(), *errors = json_array();
 	bool all;
@@ -518,6 +522,6 @@ bool agent_faults_shutdown(struct agent *a)
 	json_decref(reverted);
 	json_decref(errors);
 	agent_list_for_each_safe(pos, tmp, &a->faults)
-		agent_fault_free(agent_list_entry(pos, struct agent_fault, node));
+	    agent_fault_free(agent_list_entry(pos, struct agent_fault, node));
 	return all;
 }

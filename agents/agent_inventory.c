@@ -100,8 +100,8 @@ static json_t *agent_inv_gids(struct ibv_context *ctx, const char *dev, int port
 			 agent_sysfs_root, dev, port, idx);
 		if (agent_sysfs_read(path, type, sizeof(type)))
 			snprintf(type, sizeof(type), "unknown");
-		json_array_append_new(gids, json_pack("{s:i, s:s, s:s}", "index", idx, "gid", addr,
-						      "type", type));
+		json_array_append_new(
+		    gids, json_pack("{s:i, s:s, s:s}", "index", idx, "gid", addr, "type", type));
 	}
 	return gids;
 }
@@ -117,11 +117,10 @@ static json_t *agent_inv_port(struct ibv_context *ctx, const char *dev, int port
 	ret = ibv_query_port(ctx, (uint8_t)port, &pa);
 	if (ret)
 		return json_pack("{s:i, s:s}", "port", port, "error", strerror(ret));
-	o = json_pack("{s:i, s:s, s:s, s:s, s:i}", "port", port, "state",
-		      agent_port_state_name(pa.state), "phys_state",
-		      agent_phys_state_name(pa.phys_state), "link_layer",
-		      agent_link_layer_name(pa.link_layer), "active_mtu",
-		      agent_mtu_bytes(pa.active_mtu));
+	o = json_pack(
+	    "{s:i, s:s, s:s, s:s, s:i}", "port", port, "state", agent_port_state_name(pa.state),
+	    "phys_state", agent_phys_state_name(pa.phys_state), "link_layer",
+	    agent_link_layer_name(pa.link_layer), "active_mtu", agent_mtu_bytes(pa.active_mtu));
 	if (!o)
 		return NULL;
 	if (!agent_ib_port_netdev(dev, port, netdev, sizeof(netdev))) {
@@ -189,7 +188,8 @@ static void agent_inv_addr(struct nl_object *obj, void *arg)
 	char key[16], text[INET6_ADDRSTRLEN + 8];
 	json_t *list;
 
-	if (!local || (nl_addr_get_family(local) != AF_INET && nl_addr_get_family(local) != AF_INET6))
+	if (!local ||
+	    (nl_addr_get_family(local) != AF_INET && nl_addr_get_family(local) != AF_INET6))
 		return;
 	if (!inet_ntop(nl_addr_get_family(local), nl_addr_get_binary_addr(local), text,
 		       INET6_ADDRSTRLEN))
@@ -229,7 +229,8 @@ static void agent_inv_link(struct nl_object *obj, void *arg)
 	o = json_pack("{s:s, s:i, s:b, s:b, s:s, s:i, s:o}", "name", name, "ifindex",
 		      rtnl_link_get_ifindex(link), "up", !!(flags & IFF_UP), "carrier",
 		      !!rtnl_link_get_carrier(link), "oper", oper, "mtu",
-		      (int)rtnl_link_get_mtu(link), "addrs", addrs ? json_incref(addrs) : json_array());
+		      (int)rtnl_link_get_mtu(link), "addrs",
+		      addrs ? json_incref(addrs) : json_array());
 	rail = agent_rail_of(c->opts, name);
 	if (o && rail >= 0)
 		json_object_set_new(o, "rail", json_integer(rail));

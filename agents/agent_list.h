@@ -14,12 +14,12 @@ struct agent_list {
 	struct agent_list *next, *prev;
 };
 
-#define agent_container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define agent_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 #define agent_list_entry(ptr, type, member) agent_container_of(ptr, type, member)
 
 /* Iterates with a lookahead, so the body may unlink (not free others than) the current entry. */
 #define agent_list_for_each_safe(pos, tmp, head)                                                   \
-	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);                          \
+	for ((pos) = (head)->next, (tmp) = (pos)->next; (pos) != (head);                           \
 	     (pos) = (tmp), (tmp) = (pos)->next)
 
 static inline void agent_list_init(struct agent_list *h)

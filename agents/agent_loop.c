@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The io_uring event loop: multishot polls dispatched by user_data, and software timers on a timerfd. */
+/* The io_uring event loop: multishot polls dispatched by user_data, and software timers on a
+ * timerfd. */
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
@@ -77,8 +78,11 @@ void agent_poll_stop(struct agent_poll *p)
 	}
 	sqe = agent_loop_sqe(p->loop);
 	if (!sqe) {
-		/* Cannot happen after a submit; if it did, the fd's close ends the poll. */
-		rc_warn("loop: no submission slot to remove a poll on fd %d", p->fd);
+		/*
+		 * Only if the kernel refused a submission: the ring keeps p, so p is
+		 * leaked (idle() never runs) rather than freed under the ring.
+		 */
+		rc_err("loop: no submission slot to remove the poll on fd %d", p->fd);
 		return;
 	}
 	io_uring_prep_poll_remove(sqe, (__u64)(uintptr_t)p);
@@ -105,8 +109,14 @@ static void agent_poll_complete(struct agent_poll *p, int res, unsigned int flag
 			agent_poll_queue_idle(p);
 		return;
 	}
-	if (!p->oneshot && !p->in_ring)
-		agent_poll_arm(p);
+	if (p->oneshot || p->in_ring)
+		return;
+	if (res < 0) {
+		/* EBADF and the like would fail again at once: say so rather than spin. */
+		rc_err("loop: poll on fd %d failed: %s; no longer watched", p->fd, strerror(-res));
+		return;
+	}
+	agent_poll_arm(p);
 }
 
 void agent_timer_set(struct agent_loop *l, struct agent_timer *t, uint64_t due_ns)
@@ -228,7 +238,8 @@ void agent_loop_stop(struct agent_loop *l)
 static void agent_loop_run_idle(struct agent_loop *l)
 {
 	while (!agent_list_empty(&l->idle_due)) {
-		struct agent_poll *p = agent_list_entry(l->idle_due.next, struct agent_poll, idle_node);
+		struct agent_poll *p =
+		    agent_list_entry(l->idle_due.next, struct agent_poll, idle_node);
 
 		agent_list_del(&p->idle_node);
 		p->idle(p);

@@ -30,9 +30,9 @@ struct agent_loop;
 struct agent_poll {
 	struct agent_loop *loop;
 	int fd;
-	unsigned int mask;   /* POLLIN, POLLOUT, ... */
-	bool oneshot;        /* not re-armed: the owner calls agent_poll_arm() when it wants more */
-	bool in_ring;        /* a poll request for p is in the ring */
+	unsigned int mask; /* POLLIN, POLLOUT, ... */
+	bool oneshot;	   /* not re-armed: the owner calls agent_poll_arm() when it wants more */
+	bool in_ring;	   /* a poll request for p is in the ring */
 	bool stopped;
 	/* res: the poll mask that fired, or -errno. */
 	void (*ready)(struct agent_poll *p, int res);

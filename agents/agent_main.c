@@ -45,8 +45,7 @@ static int agent_signals_start(struct agent *a)
 	a->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (a->sig_fd < 0)
 		return -errno;
-	agent_poll_init(&a->sig_poll, &a->loop, a->sig_fd, POLLIN, false, agent_signal_ready,
-			NULL);
+	agent_poll_init(&a->sig_poll, &a->loop, a->sig_fd, POLLIN, false, agent_signal_ready, NULL);
 	return agent_poll_arm(&a->sig_poll);
 }
 

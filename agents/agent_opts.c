@@ -22,56 +22,60 @@ enum {
 };
 
 static const struct option agent_long_opts[] = {
-	{"name", required_argument, NULL, OPT_NAME},
-	{"listen", required_argument, NULL, OPT_LISTEN},
-	{"control-if", required_argument, NULL, OPT_CONTROL_IF},
-	{"allow-if", required_argument, NULL, OPT_ALLOW_IF},
-	{"rail-map", required_argument, NULL, OPT_RAIL_MAP},
-	{"log-file", required_argument, NULL, OPT_LOG_FILE},
-	{"verbose", no_argument, NULL, OPT_VERBOSE},
-	{"help", no_argument, NULL, OPT_HELP},
-	{NULL, 0, NULL, 0},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"listen", required_argument, NULL, OPT_LISTEN},
+    {"control-if", required_argument, NULL, OPT_CONTROL_IF},
+    {"allow-if", required_argument, NULL, OPT_ALLOW_IF},
+    {"rail-map", required_argument, NULL, OPT_RAIL_MAP},
+    {"log-file", required_argument, NULL, OPT_LOG_FILE},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
 };
 
 void agent_opts_usage(FILE *f)
 {
-	fputs("Usage: rdmachaos-agent --name NODE --listen ADDR:PORT [options]\n"
-	      "\n"
-	      "The rdmachaos node agent. It serves coordinator requests (docs/PROTOCOL.md),\n"
-	      "injects and reverts faults on the netdevs it is allowed to touch, runs\n"
-	      "rdmachaos-stream workloads, and streams link, port, counter, fault and\n"
-	      "workload events to subscribed coordinators.\n"
-	      "\n"
-	      "Required:\n"
-	      "  --name NODE            this node's name in events and reports ([A-Za-z0-9._-], <= 63)\n"
-	      "  --listen ADDR:PORT     IPv4 address and TCP port for coordinators, e.g. 127.0.0.1:17700\n"
-	      "                         (0.0.0.0 listens on every address)\n"
-	      "\n"
-	      "Options:\n"
-	      "  --control-if IF        an interface the agent never faults (default: none named).\n"
-	      "                         Whatever interface carries a coordinator connection is\n"
-	      "                         refused too, from the first connection on.\n"
-	      "  --allow-if IF,IF...    netdevs the agent may fault; repeatable (default: none,\n"
-	      "                         so every inject is refused)\n"
-	      "  --rail-map IF,IF,...   rail index -> netdev, the first IF is rail 0\n"
-	      "                         (default: a netdev named railN is rail N)\n"
-	      "  --log-file PATH        append log lines and workload stderr to PATH (default: stderr)\n"
-	      "  --verbose              log debug lines too (every event sent)\n"
-	      "  --help                 print this text and exit\n"
-	      "\n"
-	      "Signals: SIGTERM or SIGINT reverts every active fault, verifies it, stops the\n"
-	      "workloads and exits.\n"
-	      "Exit status: 0 stopped cleanly (all faults reverted and verified), 1 run-time\n"
-	      "failure or a fault not verified at exit, 2 bad command line.\n"
-	      "\n"
-	      "Example:\n"
-	      "  rdmachaos-agent --name node-a --listen 127.0.0.1:17700 \\\n"
-	      "      --control-if eth0 --allow-if rail0,rail1 --rail-map rail0,rail1\n",
-	      f);
+	fputs(
+	    "Usage: rdmachaos-agent --name NODE --listen ADDR:PORT [options]\n"
+	    "\n"
+	    "The rdmachaos node agent. It serves coordinator requests (docs/PROTOCOL.md),\n"
+	    "injects and reverts faults on the netdevs it is allowed to touch, runs\n"
+	    "rdmachaos-stream workloads, and streams link, port, counter, fault and\n"
+	    "workload events to subscribed coordinators.\n"
+	    "\n"
+	    "Required:\n"
+	    "  --name NODE            this node's name in events and reports ([A-Za-z0-9._-], <= "
+	    "63)\n"
+	    "  --listen ADDR:PORT     IPv4 address and TCP port for coordinators, e.g. "
+	    "127.0.0.1:17700\n"
+	    "                         (0.0.0.0 listens on every address)\n"
+	    "\n"
+	    "Options:\n"
+	    "  --control-if IF        an interface the agent never faults (default: none named).\n"
+	    "                         Whatever interface carries a coordinator connection is\n"
+	    "                         refused too, from the first connection on.\n"
+	    "  --allow-if IF,IF...    netdevs the agent may fault; repeatable (default: none,\n"
+	    "                         so every inject is refused)\n"
+	    "  --rail-map IF,IF,...   rail index -> netdev, the first IF is rail 0\n"
+	    "                         (default: a netdev named railN is rail N)\n"
+	    "  --log-file PATH        append log lines and workload stderr to PATH (default: "
+	    "stderr)\n"
+	    "  --verbose              log debug lines too (every event sent)\n"
+	    "  --help                 print this text and exit\n"
+	    "\n"
+	    "Signals: SIGTERM or SIGINT reverts every active fault, verifies it, stops the\n"
+	    "workloads and exits.\n"
+	    "Exit status: 0 stopped cleanly (all faults reverted and verified), 1 run-time\n"
+	    "failure or a fault not verified at exit, 2 bad command line.\n"
+	    "\n"
+	    "Example:\n"
+	    "  rdmachaos-agent --name node-a --listen 127.0.0.1:17700 \\\n"
+	    "      --control-if eth0 --allow-if rail0,rail1 --rail-map rail0,rail1\n",
+	    f);
 }
 
 static int agent_opts_fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int agent_opts_fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -90,7 +94,8 @@ static bool agent_ifname_ok(const char *s, size_t len)
 	if (!len || len >= IF_NAMESIZE)
 		return false;
 	for (i = 0; i < len; i++)
-		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char)s[i]) || !isprint((unsigned char)s[i]))
+		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char)s[i]) ||
+		    !isprint((unsigned char)s[i]))
 			return false;
 	return true;
 }
@@ -107,17 +112,18 @@ static int agent_iflist_parse(const char *flag, const char *arg, char (*names)[I
 		unsigned int i;
 
 		if (!agent_ifname_ok(p, len))
-			return agent_opts_fail(err, errlen,
-					       "%s '%s': '%.*s' is not an interface name (1..%d characters, "
-					       "no '/', ':' or spaces; separate names with commas)",
-					       flag, arg, (int)len, p, IF_NAMESIZE - 1);
+			return agent_opts_fail(
+			    err, errlen,
+			    "%s '%s': '%.*s' is not an interface name (1..%d characters, "
+			    "no '/', ':' or spaces; separate names with commas)",
+			    flag, arg, (int)len, p, IF_NAMESIZE - 1);
 		for (i = 0; i < *nr; i++)
 			if (strlen(names[i]) == len && !strncmp(names[i], p, len))
 				return agent_opts_fail(err, errlen, "%s '%s': %.*s is listed twice",
 						       flag, arg, (int)len, p);
 		if (*nr == max)
-			return agent_opts_fail(err, errlen, "%s '%s': more than %u interfaces", flag,
-					       arg, max);
+			return agent_opts_fail(err, errlen, "%s '%s': more than %u interfaces",
+					       flag, arg, max);
 		memcpy(names[*nr], p, len);
 		names[*nr][len] = '\0';
 		(*nr)++;
@@ -136,19 +142,20 @@ static int agent_listen_parse(const char *arg, struct agent_opts *o, char *err, 
 	size_t hlen;
 
 	if (!colon)
-		return agent_opts_fail(err, errlen,
-				       "--listen '%s': expected ADDR:PORT, e.g. 127.0.0.1:17700", arg);
+		return agent_opts_fail(
+		    err, errlen, "--listen '%s': expected ADDR:PORT, e.g. 127.0.0.1:17700", arg);
 	hlen = (size_t)(colon - arg);
 	if (!hlen || hlen >= sizeof(o->listen_host))
-		return agent_opts_fail(err, errlen,
-				       "--listen '%s': ADDR is missing; use e.g. 127.0.0.1:17700", arg);
+		return agent_opts_fail(
+		    err, errlen, "--listen '%s': ADDR is missing; use e.g. 127.0.0.1:17700", arg);
 	memcpy(o->listen_host, arg, hlen);
 	o->listen_host[hlen] = '\0';
 	if (inet_pton(AF_INET, o->listen_host, &in) != 1)
-		return agent_opts_fail(err, errlen,
-				       "--listen '%s': '%s' is not an IPv4 address (use e.g. 127.0.0.1 "
-				       "or 0.0.0.0)",
-				       arg, o->listen_host);
+		return agent_opts_fail(
+		    err, errlen,
+		    "--listen '%s': '%s' is not an IPv4 address (use e.g. 127.0.0.1 "
+		    "or 0.0.0.0)",
+		    arg, o->listen_host);
 	errno = 0;
 	port = strtoul(colon + 1, &end, 10);
 	if (errno || end == colon + 1 || *end || !isdigit((unsigned char)colon[1]) || !port ||
@@ -168,9 +175,9 @@ static int agent_name_parse(const char *arg, struct agent_opts *o, char *err, si
 				       sizeof(o->name) - 1);
 	for (i = 0; i < len; i++)
 		if (!isalnum((unsigned char)arg[i]) && !strchr("._-", arg[i]))
-			return agent_opts_fail(err, errlen,
-					       "--name '%s': use only letters, digits, '.', '_' and '-'",
-					       arg);
+			return agent_opts_fail(
+			    err, errlen, "--name '%s': use only letters, digits, '.', '_' and '-'",
+			    arg);
 	memcpy(o->name, arg, len + 1);
 	return 0;
 }
@@ -181,17 +188,20 @@ static int agent_opts_check(const struct agent_opts *o, char *err, size_t errlen
 	unsigned int i;
 
 	if (!o->name[0])
-		return agent_opts_fail(err, errlen, "--name is required: give this node's name, e.g. "
-						    "--name node-a");
+		return agent_opts_fail(err, errlen,
+				       "--name is required: give this node's name, e.g. "
+				       "--name node-a");
 	if (!o->listen_port)
-		return agent_opts_fail(err, errlen, "--listen is required: give the address for "
-						    "coordinators, e.g. --listen 127.0.0.1:17700");
+		return agent_opts_fail(err, errlen,
+				       "--listen is required: give the address for "
+				       "coordinators, e.g. --listen 127.0.0.1:17700");
 	for (i = 0; o->control_if[0] && i < o->nr_allow; i++)
 		if (!strcmp(o->allow[i], o->control_if))
-			return agent_opts_fail(err, errlen,
-					       "--allow-if %s: %s is the --control-if, which the agent "
-					       "never faults; remove it from one of the two flags",
-					       o->control_if, o->control_if);
+			return agent_opts_fail(
+			    err, errlen,
+			    "--allow-if %s: %s is the --control-if, which the agent "
+			    "never faults; remove it from one of the two flags",
+			    o->control_if, o->control_if);
 	return 0;
 }
 
@@ -224,7 +234,8 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 		case OPT_CONTROL_IF:
 			if (!agent_ifname_ok(optarg, strlen(optarg)))
 				return agent_opts_fail(err, errlen,
-						       "--control-if '%s': not an interface name", optarg);
+						       "--control-if '%s': not an interface name",
+						       optarg);
 			strcpy(o->control_if, optarg);
 			break;
 		case OPT_ALLOW_IF:
@@ -235,9 +246,10 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 			break;
 		case OPT_RAIL_MAP:
 			if (rail_map_seen)
-				return agent_opts_fail(err, errlen,
-						       "--rail-map given twice; list every rail in one "
-						       "flag: --rail-map IF0,IF1,...");
+				return agent_opts_fail(
+				    err, errlen,
+				    "--rail-map given twice; list every rail in one "
+				    "flag: --rail-map IF0,IF1,...");
 			rail_map_seen = true;
 			ret = agent_iflist_parse("--rail-map", optarg, o->rails, AGENT_MAX_RAILS,
 						 &o->nr_rails, err, errlen);
@@ -252,7 +264,8 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 		case ':':
 			return agent_opts_fail(err, errlen, "%s needs a value", argv[optind - 1]);
 		default:
-			return agent_opts_fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+			return agent_opts_fail(err, errlen, "unknown option '%s'",
+					       argv[optind - 1]);
 		}
 	}
 	if (optind < argc)

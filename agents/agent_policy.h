@@ -32,7 +32,7 @@ int agent_policy_add_carrier(struct agent_policy *p, const char *ifname);
  * -EPERM and a sentence in err such as
  * "link_down: eth0: refused: carries the agent's control connection".
  */
-int agent_policy_check(const struct agent_policy *p, const char *who, const char *netdev,
-		       char *err, size_t errlen);
+int agent_policy_check(const struct agent_policy *p, const char *who, const char *netdev, char *err,
+		       size_t errlen);
 
 #endif

@@ -46,8 +46,8 @@ static int agent_op_hello(struct agent *a, struct agent_client *cl, json_int_t i
 	return *result ? 0 : -ENOMEM;
 }
 
-static int agent_op_time(struct agent *a, struct agent_client *cl, json_int_t id,
-			 const json_t *req, json_t **result, char *err, size_t errlen)
+static int agent_op_time(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+			 json_t **result, char *err, size_t errlen)
 {
 	*result = json_pack("{s:I}", "t_ns", (json_int_t)rc_now_ns());
 	return *result ? 0 : -ENOMEM;
@@ -61,9 +61,10 @@ static int agent_op_subscribe(struct agent *a, struct agent_client *cl, json_int
 	int ret;
 
 	if (ms && ms < 10) {
-		snprintf(err, errlen,
-			 "subscribe: counters_interval_ms: %lld is too short (0 disables, else >= 10)",
-			 (long long)ms);
+		snprintf(
+		    err, errlen,
+		    "subscribe: counters_interval_ms: %lld is too short (0 disables, else >= 10)",
+		    (long long)ms);
 		return -EINVAL;
 	}
 	ret = agent_counters_set_interval(a, (uint64_t)ms);
@@ -80,49 +81,49 @@ static int agent_op_subscribe(struct agent *a, struct agent_client *cl, json_int
 
 static const struct agent_field agent_f_none[] = {{NULL}};
 static const struct agent_field agent_f_hello[] = {
-	{"coordinator", AGENT_F_STRING, false, 1, 255},
-	{"proto", AGENT_F_INT, true, 0, 1000000},
-	{NULL},
+    {"coordinator", AGENT_F_STRING, false, 1, 255},
+    {"proto", AGENT_F_INT, true, 0, 1000000},
+    {NULL},
 };
 static const struct agent_field agent_f_inject[] = {
-	{"fault_id", AGENT_F_STRING, true, 1, 63},
-	{"injector", AGENT_F_STRING, true, 1, 63},
-	{"target", AGENT_F_OBJECT, true, 0, 0},
-	{"params", AGENT_F_OBJECT, false, 0, 0},
-	{"duration_ms", AGENT_F_INT, false, 0, 7LL * 24 * 3600 * 1000},
-	{NULL},
+    {"fault_id", AGENT_F_STRING, true, 1, 63},
+    {"injector", AGENT_F_STRING, true, 1, 63},
+    {"target", AGENT_F_OBJECT, true, 0, 0},
+    {"params", AGENT_F_OBJECT, false, 0, 0},
+    {"duration_ms", AGENT_F_INT, false, 0, 7LL * 24 * 3600 * 1000},
+    {NULL},
 };
 static const struct agent_field agent_f_revert[] = {
-	{"fault_id", AGENT_F_STRING, true, 1, 63},
-	{NULL},
+    {"fault_id", AGENT_F_STRING, true, 1, 63},
+    {NULL},
 };
 static const struct agent_field agent_f_wl_start[] = {
-	{"wl_id", AGENT_F_STRING, true, 1, 63},
-	{"role", AGENT_F_STRING, true, 1, 15},
-	{"args", AGENT_F_ARRAY, false, 0, 256},
-	{NULL},
+    {"wl_id", AGENT_F_STRING, true, 1, 63},
+    {"role", AGENT_F_STRING, true, 1, 15},
+    {"args", AGENT_F_ARRAY, false, 0, 256},
+    {NULL},
 };
 static const struct agent_field agent_f_wl_stop[] = {
-	{"wl_id", AGENT_F_STRING, true, 1, 63},
-	{"timeout_ms", AGENT_F_INT, false, 0, 600000},
-	{NULL},
+    {"wl_id", AGENT_F_STRING, true, 1, 63},
+    {"timeout_ms", AGENT_F_INT, false, 0, 600000},
+    {NULL},
 };
 static const struct agent_field agent_f_subscribe[] = {
-	{"counters_interval_ms", AGENT_F_INT, false, 0, 3600000},
-	{NULL},
+    {"counters_interval_ms", AGENT_F_INT, false, 0, 3600000},
+    {NULL},
 };
 
 static const struct agent_op agent_ops[] = {
-	{"hello", agent_op_hello, agent_f_hello},
-	{"time", agent_op_time, agent_f_none},
-	{"inventory", agent_op_inventory, agent_f_none},
-	{"inject", agent_op_inject, agent_f_inject},
-	{"revert", agent_op_revert, agent_f_revert},
-	{"revert_all", agent_op_revert_all, agent_f_none},
-	{"faults", agent_op_faults, agent_f_none},
-	{"workload_start", agent_op_workload_start, agent_f_wl_start},
-	{"workload_stop", agent_op_workload_stop, agent_f_wl_stop},
-	{"subscribe", agent_op_subscribe, agent_f_subscribe},
+    {"hello", agent_op_hello, agent_f_hello},
+    {"time", agent_op_time, agent_f_none},
+    {"inventory", agent_op_inventory, agent_f_none},
+    {"inject", agent_op_inject, agent_f_inject},
+    {"revert", agent_op_revert, agent_f_revert},
+    {"revert_all", agent_op_revert_all, agent_f_none},
+    {"faults", agent_op_faults, agent_f_none},
+    {"workload_start", agent_op_workload_start, agent_f_wl_start},
+    {"workload_stop", agent_op_workload_stop, agent_f_wl_stop},
+    {"subscribe", agent_op_subscribe, agent_f_subscribe},
 };
 
 #define AGENT_NR_OPS (sizeof(agent_ops) / sizeof(agent_ops[0]))
@@ -145,7 +146,8 @@ static void agent_field_expect(const struct agent_field *f, char *buf, size_t le
 			 (long long)f->max);
 		break;
 	case AGENT_F_INT:
-		snprintf(buf, len, "an integer in %lld..%lld", (long long)f->min, (long long)f->max);
+		snprintf(buf, len, "an integer in %lld..%lld", (long long)f->min,
+			 (long long)f->max);
 		break;
 	case AGENT_F_OBJECT:
 		snprintf(buf, len, "a JSON object");
@@ -202,8 +204,8 @@ static int agent_req_check(const struct agent_op *op, const json_t *req, char *e
 			for (f = op->fields; f->name && off < sizeof(known); f++)
 				off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
 							off ? ", " : "", f->name);
-			snprintf(err, errlen, "%s: %s: unknown argument (%s takes %s)", op->name, key,
-				 op->name, off ? known : "none");
+			snprintf(err, errlen, "%s: %s: unknown argument (%s takes %s)", op->name,
+				 key, op->name, off ? known : "none");
 			return -EINVAL;
 		}
 	}
@@ -254,12 +256,13 @@ json_t *agent_request(struct agent *a, struct agent_client *cl, uint16_t type, c
 		return agent_response_error(id, -EPROTO, err);
 	}
 	if (!json_is_integer(id))
-		return agent_response_error(id, -EINVAL,
-					    id ? "request: id: must be an integer"
-					       : "request: id: missing (an integer the response repeats)");
+		return agent_response_error(
+		    id, -EINVAL,
+		    id ? "request: id: must be an integer"
+		       : "request: id: missing (an integer the response repeats)");
 	if (!opname)
-		return agent_response_error(id, -EINVAL,
-					    "request: op: missing or not a string (e.g. \"inventory\")");
+		return agent_response_error(
+		    id, -EINVAL, "request: op: missing or not a string (e.g. \"inventory\")");
 	op = agent_op_find(opname);
 	if (!op) {
 		char known[256] = "";

@@ -27,7 +27,8 @@ static bool agent_sockaddr_same(const struct sockaddr *x, const struct sockaddr 
 		       ((const struct sockaddr_in *)y)->sin_addr.s_addr;
 	if (x->sa_family == AF_INET6)
 		return !memcmp(&((const struct sockaddr_in6 *)x)->sin6_addr,
-			       &((const struct sockaddr_in6 *)y)->sin6_addr, sizeof(struct in6_addr));
+			       &((const struct sockaddr_in6 *)y)->sin6_addr,
+			       sizeof(struct in6_addr));
 	return false;
 }
 

@@ -31,7 +31,7 @@ int agent_rail_of(const struct agent_opts *o, const char *netdev)
 }
 
 static int agent_target_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int agent_target_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
 {
@@ -92,9 +92,10 @@ static int agent_target_rail(const struct agent_opts *o, const char *who, const 
 					 "%s: target.rail: must be an integer in 0..%d", who,
 					 AGENT_MAX_RAILS - 1);
 	if (o->nr_rails && rail >= o->nr_rails)
-		return agent_target_fail(err, errlen, -ENODEV,
-					 "%s: rail %lld: not in this agent's --rail-map (rails 0..%u)",
-					 who, (long long)rail, o->nr_rails - 1);
+		return agent_target_fail(
+		    err, errlen, -ENODEV,
+		    "%s: rail %lld: not in this agent's --rail-map (rails 0..%u)", who,
+		    (long long)rail, o->nr_rails - 1);
 	if (o->nr_rails)
 		strcpy(t->netdev, o->rails[rail]);
 	else
@@ -118,10 +119,11 @@ int agent_target_resolve(const struct agent_opts *o, const char *who, const json
 	json_object_foreach((json_t *)target, key, v) {
 		if (strcmp(key, "netdev") && strcmp(key, "device") && strcmp(key, "port") &&
 		    strcmp(key, "rail"))
-			return agent_target_fail(err, errlen, -EINVAL,
-						 "%s: target.%s: unknown key (a target is "
-						 "{\"netdev\"}, {\"device\", \"port\"} or {\"rail\"})",
-						 who, key);
+			return agent_target_fail(
+			    err, errlen, -EINVAL,
+			    "%s: target.%s: unknown key (a target is "
+			    "{\"netdev\"}, {\"device\", \"port\"} or {\"rail\"})",
+			    who, key);
 	}
 	if (!!netdev + !!device + !!rail != 1 || (json_object_get(target, "port") && !device))
 		return agent_target_fail(err, errlen, -EINVAL,

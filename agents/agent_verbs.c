@@ -28,8 +28,8 @@ struct agent_verbs {
 
 const char *agent_port_state_name(int state)
 {
-	static const char *const names[] = {"NOP", "DOWN", "INIT", "ARMED", "ACTIVE",
-					    "ACTIVE_DEFER"};
+	static const char *const names[] = {"NOP",   "DOWN",   "INIT",
+					    "ARMED", "ACTIVE", "ACTIVE_DEFER"};
 
 	return state >= 0 && state < (int)(sizeof(names) / sizeof(names[0])) ? names[state]
 									     : "UNKNOWN";
@@ -47,8 +47,8 @@ const char *agent_phys_state_name(int phys_state)
 					    "PHY_TEST"};
 
 	return phys_state >= 0 && phys_state < (int)(sizeof(names) / sizeof(names[0]))
-		       ? names[phys_state]
-		       : "UNKNOWN";
+		   ? names[phys_state]
+		   : "UNKNOWN";
 }
 
 const char *agent_async_event_name(int event)
@@ -101,7 +101,8 @@ static void agent_vdev_event(struct agent_vdev *d, const struct ibv_async_event 
 
 		o = json_pack("{s:s, s:i, s:s}", "device", d->name, "port", port, "event", name);
 		if (o && !ibv_query_port(d->ctx, (uint8_t)port, &pa)) {
-			json_object_set_new(o, "state", json_string(agent_port_state_name(pa.state)));
+			json_object_set_new(o, "state",
+					    json_string(agent_port_state_name(pa.state)));
 			json_object_set_new(o, "phys_state",
 					    json_string(agent_phys_state_name(pa.phys_state)));
 		}
@@ -164,9 +165,9 @@ static bool agent_verbs_has(struct agent_verbs *v, const char *name)
 {
 	struct agent_list *pos, *tmp;
 
-	agent_list_for_each_safe(pos, tmp, &v->devs)
-		if (!strcmp(agent_list_entry(pos, struct agent_vdev, node)->name, name))
-			return true;
+	agent_list_for_each_safe(
+	    pos, tmp, &v->devs) if (!strcmp(agent_list_entry(pos, struct agent_vdev, node)->name,
+					    name)) return true;
 	return false;
 }
 
@@ -181,8 +182,9 @@ static void agent_verbs_open(struct agent *a, struct ibv_device *dev)
 	snprintf(d->name, sizeof(d->name), "%s", ibv_get_device_name(dev));
 	d->ctx = ibv_open_device(dev);
 	if (!d->ctx) {
-		agent_notice(a, RC_LOG_WARN, "verbs: %s: cannot open (%s): its port events are not "
-					     "observed",
+		agent_notice(a, RC_LOG_WARN,
+			     "verbs: %s: cannot open (%s): its port events are not "
+			     "observed",
 			     d->name, strerror(errno));
 		free(d);
 		return;

@@ -112,8 +112,8 @@ static void agent_wl_line(struct agent_wl *w, const char *line)
 	msg = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
 	if (!json_is_object(msg)) {
 		json_decref(msg);
-		agent_notice(w->a, RC_LOG_WARN, "workload %s: stdout line is not a JSON object: %.200s",
-			     w->id, line);
+		agent_notice(w->a, RC_LOG_WARN,
+			     "workload %s: stdout line is not a JSON object: %.200s", w->id, line);
 		return;
 	}
 	ts = json_object_get(msg, "ts_ns");
@@ -161,9 +161,10 @@ static bool agent_wl_read(struct agent_wl *w)
 				w->line[w->len++] = buf[i];
 			} else if (!w->overlong) {
 				w->overlong = true;
-				agent_notice(w->a, RC_LOG_WARN,
-					     "workload %s: stdout line longer than %d bytes dropped",
-					     w->id, AGENT_WL_LINE_MAX - 1);
+				agent_notice(
+				    w->a, RC_LOG_WARN,
+				    "workload %s: stdout line longer than %d bytes dropped", w->id,
+				    AGENT_WL_LINE_MAX - 1);
 			}
 		}
 	}
@@ -181,11 +182,10 @@ static void agent_wl_out_ready(struct agent_poll *p, int res)
 
 static json_t *agent_wl_result(const struct agent_wl *w)
 {
-	json_t *r = json_pack("{s:s, s:i, s:b, s:O}", "wl_id", w->id, "exit_status",
-			      WIFEXITED(w->status) ? WEXITSTATUS(w->status)
-						   : 128 + WTERMSIG(w->status),
-			      "killed", w->killed, "summary",
-			      w->summary ? w->summary : json_null());
+	json_t *r =
+	    json_pack("{s:s, s:i, s:b, s:O}", "wl_id", w->id, "exit_status",
+		      WIFEXITED(w->status) ? WEXITSTATUS(w->status) : 128 + WTERMSIG(w->status),
+		      "killed", w->killed, "summary", w->summary ? w->summary : json_null());
 
 	if (r && WIFSIGNALED(w->status))
 		json_object_set_new(r, "signal", json_integer(WTERMSIG(w->status)));
@@ -210,7 +210,8 @@ static void agent_wl_exited(struct agent_wl *w, int status)
 	json_object_set_new(ev, "role", json_string(w->role));
 	json_object_set_new(ev, "pid", json_integer(w->pid));
 	rc_info("workload %s: pid %d exited with status %lld%s", w->id, (int)w->pid,
-		json_integer_value(json_object_get(ev, "exit_status")), w->killed ? " (killed)" : "");
+		json_integer_value(json_object_get(ev, "exit_status")),
+		w->killed ? " (killed)" : "");
 	agent_emit(w->a, "workload", ev);
 	if (w->stopping) {
 		agent_client_respond(w->stop_cl, agent_response_ok(w->stop_id, agent_wl_result(w)));
@@ -326,14 +327,15 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t
 	int ret;
 
 	if (strcmp(role, "server") && strcmp(role, "client")) {
-		snprintf(err, errlen, "workload_start: role: \"%s\": must be \"server\" or \"client\"",
-			 role);
+		snprintf(err, errlen,
+			 "workload_start: role: \"%s\": must be \"server\" or \"client\"", role);
 		return -EINVAL;
 	}
 	old = agent_wl_find(a, wl_id);
 	if (old && !old->exited) {
-		snprintf(err, errlen, "workload_start: %s: already running as pid %d (stop it first)",
-			 wl_id, (int)old->pid);
+		snprintf(err, errlen,
+			 "workload_start: %s: already running as pid %d (stop it first)", wl_id,
+			 (int)old->pid);
 		return -EEXIST;
 	}
 	snprintf(path, sizeof(path), "%s/%s", a->exe_dir, AGENT_WL_STREAM);
@@ -442,8 +444,8 @@ void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms)
 		struct timespec ts = {0, 20 * 1000 * 1000};
 
 		all = true;
-		agent_list_for_each_safe(pos, tmp, &a->workloads)
-			all &= agent_wl_reap(agent_list_entry(pos, struct agent_wl, node));
+		agent_list_for_each_safe(pos, tmp, &a->workloads) all &=
+		    agent_wl_reap(agent_list_entry(pos, struct agent_wl, node));
 		if (!all)
 			nanosleep(&ts, NULL);
 	} while (!all && rc_now_ns() < deadline);
@@ -462,5 +464,5 @@ void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms)
 		}
 	}
 	agent_list_for_each_safe(pos, tmp, &a->workloads)
-		agent_wl_remove(agent_list_entry(pos, struct agent_wl, node));
+	    agent_wl_remove(agent_list_entry(pos, struct agent_wl, node));
 }

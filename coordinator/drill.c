@@ -978,9 +978,11 @@ int drill_run(const struct drill_opts *o)
 		d->faults[i].ev.rail = sf->target.rail;
 		d->faults[i].ev.injected_ms = -1;
 		d->faults[i].ev.reverted_ms = -1;
-		snprintf(d->faults[i].ev.node, sizeof(d->faults[i].ev.node), "%s", sf->target.node);
-		snprintf(d->faults[i].ev.netdev, sizeof(d->faults[i].ev.netdev), "%s",
-			 sf->target.netdev);
+		/* same-size arrays: plain copies (snprintf trips -Wrestrict here) */
+		_Static_assert(sizeof(d->faults[i].ev.node) == sizeof(sf->target.node), "node");
+		_Static_assert(sizeof(d->faults[i].ev.netdev) == sizeof(sf->target.netdev), "netdev");
+		memcpy(d->faults[i].ev.node, sf->target.node, sizeof(d->faults[i].ev.node));
+		memcpy(d->faults[i].ev.netdev, sf->target.netdev, sizeof(d->faults[i].ev.netdev));
 		last_end = fmax(last_end, fmax(end, rec));
 	}
 	d->end_ms = last_end + (double)d->sc.cooldown_ms + 1000;

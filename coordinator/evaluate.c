@@ -190,6 +190,24 @@ static bool baseline_usable(const struct ev_baseline *b)
 
 /* ---- detection and isolation -------------------------------------------- */
 
+/*
+ * Counters that only move when something went wrong. Traffic counters
+ * (sent_pkts, rcvd_bytes, ...) move all the time under a workload, so a
+ * `counter` detection on them would be no detection at all.
+ */
+static bool counter_is_error(const char *name)
+{
+	static const char *const marks[] = {"err",     "link_downed", "retr",	  "timeout",
+					    "drop",    "discard",     "out_of_seq", "seq_nak",
+					    "rnr_nak", "duplicate",   "symbol",	  "recover"};
+	size_t i;
+
+	for (i = 0; name && i < sizeof(marks) / sizeof(marks[0]); i++)
+		if (strstr(name, marks[i]))
+			return true;
+	return false;
+}
+
 static bool match_signal(enum sc_signal s, const json_t *e, const struct ev_fault *f)
 {
 	double delta;
@@ -210,6 +228,7 @@ static bool match_signal(enum sc_signal s, const json_t *e, const struct ev_faul
 	case SC_SIG_COUNTER:
 		return ev_is(e, "kind", "counter") && ev_is(e, "node", f->node) &&
 		       ev_num(e, "delta", &delta) && delta > 0 &&
+		       counter_is_error(json_string_value(json_object_get(e, "name"))) &&
 		       (!f->device[0] || ev_is(e, "device", f->device));
 	case SC_SIG_ISOLATION:
 		return f->rail >= 0 &&

@@ -176,6 +176,14 @@ static int cmd_call(int argc, char **argv)
 		return RC_EXIT_FAIL;
 	}
 	rc_conn_init(&conn, t);
+	if (events_s > 0) {
+		json_t *sub = json_pack("{s:s,s:i}", "op", "subscribe", "counters_interval_ms", 1000);
+		json_t *none = NULL;
+
+		rc_conn_call(&conn, sub, 5000, &none, call_print_event, NULL);
+		json_decref(sub);
+		json_decref(none);
+	}
 	ret = rc_conn_call(&conn, req, 30000, &resp, call_print_event, NULL);
 	if (!ret) {
 		s = json_dumps(resp, JSON_COMPACT);
@@ -241,7 +249,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "lab"))
 		return cmd_lab(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "call"))
-		return cmd_call(argc, argv);
+		return cmd_call(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "injectors"))
 		return cmd_injectors();
 	fprintf(stderr, "rdmachaos: unknown command '%s'; see rdmachaos --help\n", argv[1]);

@@ -45,10 +45,11 @@ int flap_params_check(const struct flap_params *p, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (p->jitter_ms >= shortest) {
-		snprintf(err, errlen,
-			 "port_flap: params.jitter_ms: %llu must be less than min(down_ms, up_ms) = "
-			 "%llu, so no period drops to zero",
-			 (unsigned long long)p->jitter_ms, (unsigned long long)shortest);
+		snprintf(
+		    err, errlen,
+		    "port_flap: params.jitter_ms: %llu must be less than min(down_ms, up_ms) = "
+		    "%llu, so no period drops to zero",
+		    (unsigned long long)p->jitter_ms, (unsigned long long)shortest);
 		return -EINVAL;
 	}
 	return 0;

@@ -16,10 +16,10 @@
 #define FLAP_MAX_PERIOD_MS 3600000ULL
 
 struct flap_params {
-	unsigned int count;  /* 1..FLAP_MAX_COUNT cycles */
-	uint64_t down_ms;    /* 1..FLAP_MAX_PERIOD_MS */
-	uint64_t up_ms;      /* 1..FLAP_MAX_PERIOD_MS */
-	uint64_t jitter_ms;  /* < min(down_ms, up_ms), so every period stays > 0 */
+	unsigned int count; /* 1..FLAP_MAX_COUNT cycles */
+	uint64_t down_ms;   /* 1..FLAP_MAX_PERIOD_MS */
+	uint64_t up_ms;	    /* 1..FLAP_MAX_PERIOD_MS */
+	uint64_t jitter_ms; /* < min(down_ms, up_ms), so every period stays > 0 */
 	uint64_t seed;
 };
 

@@ -41,9 +41,9 @@ static int inj_link_fail(struct inj_fault *f, const char *what, int nlerr)
 
 	return inj_fail(f, err, "%s: %s: %s: %s%s", f->inj->name, f->target.netdev, what,
 			nl_geterror(nlerr),
-			err == -EPERM ? " (need CAP_NET_ADMIN)"
+			err == -EPERM	 ? " (need CAP_NET_ADMIN)"
 			: err == -ENODEV ? " (deleted or renamed since the fault was prepared?)"
-					  : "");
+					 : "");
 }
 
 static int inj_link_open(struct inj_fault *f, struct nl_sock **sk)

@@ -53,8 +53,8 @@ int inj_params_known(const char *who, const json_t *params, const char *const *k
 		for (k = known; *k && off < sizeof(list); k++)
 			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
 						off ? ", " : "", *k);
-		snprintf(err, errlen, "%s: params.%s: unknown parameter (%s takes %s)", who, key, who,
-			 off ? list : "none");
+		snprintf(err, errlen, "%s: params.%s: unknown parameter (%s takes %s)", who, key,
+			 who, off ? list : "none");
 		return -EINVAL;
 	}
 	return 0;
@@ -68,8 +68,8 @@ int inj_params_int(const char *who, const json_t *params, const char *key, bool 
 
 	if (!v) {
 		if (required) {
-			snprintf(err, errlen, "%s: params.%s: missing (an integer in %lld..%lld)", who,
-				 key, (long long)min, (long long)max);
+			snprintf(err, errlen, "%s: params.%s: missing (an integer in %lld..%lld)",
+				 who, key, (long long)min, (long long)max);
 			return -EINVAL;
 		}
 		*out = def;

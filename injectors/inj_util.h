@@ -14,7 +14,7 @@
 
 /* Writes a sentence into f->err and returns err (a -errno), for `return inj_fail(...)`. */
 int inj_fail(struct inj_fault *f, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Appends a sentence to f->actions, if the agent collects them. */
 void inj_action(struct inj_fault *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

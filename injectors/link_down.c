@@ -18,8 +18,8 @@ struct link_down_priv {
 static const char *const link_down_params[] = {NULL};
 
 static const char *const link_down_help[] = {
-	"(none): the target netdev goes down until reverted",
-	NULL,
+    "(none): the target netdev goes down until reverted",
+    NULL,
 };
 
 static int link_down_validate(const json_t *params, char *err, size_t errlen)
@@ -79,14 +79,14 @@ static void link_down_cleanup(struct inj_fault *f)
 }
 
 const struct injector inj_link_down = {
-	.name = "link_down",
-	.summary = "take a netdev administratively down until reverted",
-	.param_help = link_down_help,
-	.validate = link_down_validate,
-	.prepare = link_down_prepare,
-	.inject = link_down_inject,
-	.revert = link_down_revert,
-	.verify = link_down_verify,
-	.describe_prior = link_down_describe_prior,
-	.cleanup = link_down_cleanup,
+    .name = "link_down",
+    .summary = "take a netdev administratively down until reverted",
+    .param_help = link_down_help,
+    .validate = link_down_validate,
+    .prepare = link_down_prepare,
+    .inject = link_down_inject,
+    .revert = link_down_revert,
+    .verify = link_down_verify,
+    .describe_prior = link_down_describe_prior,
+    .cleanup = link_down_cleanup,
 };

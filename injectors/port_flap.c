@@ -18,21 +18,21 @@ struct port_flap_priv {
 	bool prior_up;
 	struct flap_params p;
 	uint64_t *at_ms;   /* transition k at start_ns + at_ms[k] ms */
-	size_t n;          /* 2 * count transitions */
-	size_t next;       /* the next transition to make */
+	size_t n;	   /* 2 * count transitions */
+	size_t next;	   /* the next transition to make */
 	uint64_t start_ns; /* when transition 0 was made */
 };
 
-static const char *const port_flap_params[] = {"count", "down_ms", "up_ms", "jitter_ms", "seed",
-					       NULL};
+static const char *const port_flap_params[] = {"count",	    "down_ms", "up_ms",
+					       "jitter_ms", "seed",    NULL};
 
 static const char *const port_flap_help[] = {
-	"count=int (required, 1..1000): down/up cycles",
-	"down_ms=int (required, > 0): how long each down lasts",
-	"up_ms=int (required, > 0): how long each up lasts before the next down",
-	"jitter_ms=int default 0: each period moves by a uniform +-jitter_ms (< min(down_ms, up_ms))",
-	"seed=int default 1: the jitter's seed; same seed, same schedule",
-	NULL,
+    "count=int (required, 1..1000): down/up cycles",
+    "down_ms=int (required, > 0): how long each down lasts",
+    "up_ms=int (required, > 0): how long each up lasts before the next down",
+    "jitter_ms=int default 0: each period moves by a uniform +-jitter_ms (< min(down_ms, up_ms))",
+    "seed=int default 1: the jitter's seed; same seed, same schedule",
+    NULL,
 };
 
 static int port_flap_parse(const json_t *params, struct flap_params *p, char *err, size_t errlen)
@@ -42,8 +42,8 @@ static int port_flap_parse(const json_t *params, struct flap_params *p, char *er
 
 	ret = inj_params_known("port_flap", params, port_flap_params, err, errlen);
 	if (!ret)
-		ret = inj_params_int("port_flap", params, "count", true, 1, FLAP_MAX_COUNT, 0, &count,
-				     err, errlen);
+		ret = inj_params_int("port_flap", params, "count", true, 1, FLAP_MAX_COUNT, 0,
+				     &count, err, errlen);
 	if (!ret)
 		ret = inj_params_int("port_flap", params, "down_ms", true, 1, FLAP_MAX_PERIOD_MS, 0,
 				     &down, err, errlen);
@@ -54,16 +54,16 @@ static int port_flap_parse(const json_t *params, struct flap_params *p, char *er
 		ret = inj_params_int("port_flap", params, "jitter_ms", false, 0, FLAP_MAX_PERIOD_MS,
 				     0, &jitter, err, errlen);
 	if (!ret)
-		ret = inj_params_int("port_flap", params, "seed", false, 0, INT64_MAX, 1, &seed, err,
-				     errlen);
+		ret = inj_params_int("port_flap", params, "seed", false, 0, INT64_MAX, 1, &seed,
+				     err, errlen);
 	if (ret)
 		return ret;
 	*p = (struct flap_params){
-		.count = (unsigned int)count,
-		.down_ms = (uint64_t)down,
-		.up_ms = (uint64_t)up,
-		.jitter_ms = (uint64_t)jitter,
-		.seed = (uint64_t)seed,
+	    .count = (unsigned int)count,
+	    .down_ms = (uint64_t)down,
+	    .up_ms = (uint64_t)up,
+	    .jitter_ms = (uint64_t)jitter,
+	    .seed = (uint64_t)seed,
 	};
 	return flap_params_check(p, err, errlen);
 }
@@ -132,13 +132,13 @@ static int port_flap_step(struct inj_fault *f, struct port_flap_priv *priv)
 	if (ret)
 		return ret;
 	priv->next++;
-	f->next_tick_ns = priv->next < priv->n
-				  ? priv->start_ns + priv->at_ms[priv->next] * RC_NSEC_PER_MSEC
-				  : 0;
+	f->next_tick_ns =
+	    priv->next < priv->n ? priv->start_ns + priv->at_ms[priv->next] * RC_NSEC_PER_MSEC : 0;
 	if (f->env && f->env->event)
 		f->env->event(f, down ? "flap_down" : "flap_up",
 			      json_pack("{s:I, s:I, s:I}", "cycle", (json_int_t)(k / 2 + 1), "of",
-					(json_int_t)priv->p.count, "at_ms", (json_int_t)priv->at_ms[k]));
+					(json_int_t)priv->p.count, "at_ms",
+					(json_int_t)priv->at_ms[k]));
 	return 0;
 }
 
@@ -197,15 +197,15 @@ static json_t *port_flap_describe_prior(const struct inj_fault *f)
 }
 
 const struct injector inj_port_flap = {
-	.name = "port_flap",
-	.summary = "take a netdev down and up COUNT times on a seeded, jittered schedule",
-	.param_help = port_flap_help,
-	.validate = port_flap_validate,
-	.prepare = port_flap_prepare,
-	.inject = port_flap_inject,
-	.tick = port_flap_tick,
-	.revert = port_flap_revert,
-	.verify = port_flap_verify,
-	.describe_prior = port_flap_describe_prior,
-	.cleanup = port_flap_cleanup,
+    .name = "port_flap",
+    .summary = "take a netdev down and up COUNT times on a seeded, jittered schedule",
+    .param_help = port_flap_help,
+    .validate = port_flap_validate,
+    .prepare = port_flap_prepare,
+    .inject = port_flap_inject,
+    .tick = port_flap_tick,
+    .revert = port_flap_revert,
+    .verify = port_flap_verify,
+    .describe_prior = port_flap_describe_prior,
+    .cleanup = port_flap_cleanup,
 };

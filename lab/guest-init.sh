@@ -42,11 +42,11 @@ uptime_s() {
 }
 
 listening() { # TCP port: is something listening on it? (/proc/net, no exec)
-	local hex f sl local_addr rem st _
+	local hex f local_addr st _
 	hex=$(printf '%04X' "$1")
 	for f in /proc/net/tcp /proc/net/tcp6; do
 		[ -r "$f" ] || continue
-		while read -r sl local_addr rem st _; do
+		while read -r _ local_addr _ st _; do
 			[ "$st" = 0A ] && [ "${local_addr##*:}" = "$hex" ] && return 0
 		done <"$f"
 	done
@@ -72,13 +72,15 @@ chmod 755 /run/rdmachaos/bin/modprobe
 # Kernel-requested modules (e.g. tc asking for sch_netem) go through the same wrapper.
 echo /run/rdmachaos/bin/modprobe >/proc/sys/kernel/modprobe
 
-# One modprobe call per group: each call reads the module indexes over 9p, which is slow under TCG.
-# crc32_generic must come before rdma_rxe (else "rdma_rxe: failed to add": ENOENT).
-modprobe -a virtio_net crc32_generic ib_core ib_uverbs rdma_rxe configfs iw_cm ib_cm rdma_cm rdma_ucm ||
-	fail "modprobe of the NIC/RDMA modules failed"
-# For fault injectors later (netem, tbf, plug, u32/flower, gact); optional.
-modprobe -a sch_netem sch_tbf sch_plug sch_prio cls_u32 cls_flower act_gact veth 2>/dev/null ||
-	log "some optional tc modules were not loaded"
+# The initramfs loaded virtio_net and the RDMA stack (see INITRD_REQ_MODULES in lab.sh);
+# modprobe (over 9p, slow under TCG) only what is missing. crc32_generic goes before rdma_rxe.
+missing=()
+for m in virtio_net crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm; do
+	[ -d "/sys/module/$m" ] || missing+=("$m")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+	modprobe -a "${missing[@]}" || fail "modprobe ${missing[*]} failed"
+fi
 log "modules loaded at $(uptime_s) s"
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || log "cgroup2 not mounted"
 mount -t configfs configfs /sys/kernel/config 2>/dev/null || true

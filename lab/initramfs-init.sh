@@ -1,11 +1,14 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # SPDX-License-Identifier: MIT
 # /init of the rdmachaos lab initramfs: mounts the host's root over virtio-9p and chroots into it.
 #
-# lab.sh packs this file with busybox-static and the virtio/9p modules (listed in
+# lab.sh packs this file with busybox-static and the virtio/9p/NIC/RDMA modules (listed in
 # /modules/order). Kernel command line:
 #   rdmachaos.probe=1        print RDMACHAOS-PROBE-OK and power off (accelerator probe)
 #   rdmachaos.init=PATH      the guest init to run from the host's files after chroot
+#   rdmachaos.keep=P1,P2     host dirs under /tmp or /run (hidden by the guest's tmpfs there)
+#                            to keep visible, e.g. a repository cloned into /tmp
 # Any failure prints RDMACHAOS-GUEST-FAILED and powers off, so the host sees QEMU exit.
 
 /bin/busybox mkdir -p /bin /sbin /proc /sys /dev /newroot
@@ -24,10 +27,12 @@ fail() {
 
 probe=0
 init=
+keep=
 for arg in $(cat /proc/cmdline); do
 	case "$arg" in
 	rdmachaos.probe=1) probe=1 ;;
 	rdmachaos.init=*) init=${arg#rdmachaos.init=} ;;
+	rdmachaos.keep=*) keep=$(echo "${arg#rdmachaos.keep=}" | tr , ' ') ;;
 	esac
 done
 
@@ -37,10 +42,14 @@ if [ "$probe" = 1 ]; then
 fi
 
 read -r up _ </proc/uptime
-echo "rdmachaos-initramfs: loading virtio/9p modules at $up s" >/dev/console
-for m in $(cat /modules/order); do
-	insmod "/modules/$m" || fail "insmod $m"
-done
+echo "rdmachaos-initramfs: loading modules at $up s" >/dev/console
+# /modules/order: "req NAME.ko" or "opt NAME.ko", dependencies first.
+while read -r kind m; do
+	if ! insmod "/modules/$m"; then
+		[ "$kind" = opt ] || fail "insmod $m"
+		echo "rdmachaos-initramfs: optional module $m not loaded" >/dev/console
+	fi
+done </modules/order
 
 opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o "$opts,ro" host /newroot || fail "cannot mount the host root (9p tag 'host')"
@@ -50,8 +59,20 @@ mount -t devtmpfs devtmpfs /newroot/dev || fail "mount devtmpfs"
 mkdir -p /newroot/dev/pts /newroot/dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /newroot/dev/pts || fail "mount devpts"
 mount -t tmpfs -o mode=1777 tmpfs /newroot/dev/shm || fail "mount /dev/shm"
+i=0
+for p in $keep; do
+	mkdir -p "/keep/$i"
+	mount --bind "/newroot$p" "/keep/$i" || fail "cannot keep $p"
+	i=$((i + 1))
+done
 mount -t tmpfs -o mode=1777 tmpfs /newroot/tmp || fail "mount /tmp"
 mount -t tmpfs -o mode=755 tmpfs /newroot/run || fail "mount /run"
+i=0
+for p in $keep; do
+	mkdir -p "/newroot$p"
+	mount --move "/keep/$i" "/newroot$p" || fail "cannot put $p back"
+	i=$((i + 1))
+done
 mkdir -p /newroot/run/rdmachaos-share
 mount -t 9p -o "$opts" share /newroot/run/rdmachaos-share || fail "cannot mount the share (9p tag 'share')"
 # debugfs/tracefs are handy for fault injectors (kprobes); not fatal when absent.

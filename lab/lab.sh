@@ -59,8 +59,20 @@ usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
         stop every guest and switch of this lab and remove run/; exit 0 when nothing is up
 
 Nodes are node-a, node-b, ...; node i has rail r at 192.0.2.(64r+i+1)/26 on netdev railR with
-rxe device rxe_railR. State: $DIR (RDMACHAOS_LAB_DIR), ports from $PORT_BASE
-(RDMACHAOS_LAB_PORT_BASE): agent = base+2i, exec = base+2i+1.
+rxe device rxe_railR (RoCEv2 IPv4 GID index 1), control NIC eth0 (QEMU user-net, host loopback
+only). Guests run the host's files (read-only 9p root); their writable share is run/NODE/,
+mounted in the guest at /run/rdmachaos-share (console: run/NODE.console.log).
+
+Environment:
+  RDMACHAOS_LAB_DIR        state dir, now $DIR (cache/ and run/)
+  RDMACHAOS_LAB_CACHE      kernel + initramfs cache, now $CACHE
+  RDMACHAOS_LAB_PORT_BASE  first host port, now $PORT_BASE: node i agent = base+2i, exec = base+2i+1;
+                           a 2-node lab's rails also use base+4..base+7 (keep two labs >= 8 apart,
+                           >= 2N for N nodes)
+  RDMACHAOS_LAB_ACCEL      tcg | kvm | auto (default auto: a cached KVM boot probe, else tcg)
+  RDMACHAOS_LAB_TIMEOUT    boot deadline in seconds (default 120)
+  RDMACHAOS_LAB_MEM        guest memory (default 512M)
+  RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
 EOF
 }
 
@@ -158,19 +170,34 @@ ensure_vmlinux() {
 	fi
 }
 
+# Modules the initramfs loads (with their dependencies) before it chroots: loading them from RAM
+# is seconds faster under TCG than modprobe over 9p. crc32_generic must precede rdma_rxe (else
+# "rdma_rxe: failed to add", ENOENT); rdma_cm/rdma_ucm make librdmacm work. The optional ones are
+# for fault injectors (tc netem/tbf/plug/prio, u32/flower filters, gact); anything else loads on
+# demand in the guest through modprobe from the kernel cache.
+INITRD_REQ_MODULES="virtio_pci 9pnet_virtio 9p virtio_net crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm"
+INITRD_OPT_MODULES="sch_netem sch_tbf sch_plug sch_prio cls_u32 cls_flower act_gact"
+
 # Sets INITRD; rebuilds it only when busybox, the init script, the kernel or the module list change.
 ensure_initramfs() {
 	local bb mods stamp tmp m
 	bb=$(command -v busybox) || die "busybox missing; run: make deps"
 	dpkg-query -W -f='${db:Status-Abbrev}' busybox-static 2>/dev/null | grep -q '^ii' ||
 		die "busybox-static is not installed (a static busybox is needed); run: make deps"
-	mods=$(for m in virtio_pci 9pnet_virtio 9p; do
-		modprobe -d "$KDIR" -S "$KVER" --show-depends "$m"
-	done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
-	[ -n "$mods" ] || die "cannot resolve the 9p/virtio modules of $KVER"
+	# "req PATH" / "opt PATH" lines in load order (dependencies first, each module once).
+	mods=$({
+		for m in $INITRD_REQ_MODULES; do
+			modprobe -d "$KDIR" -S "$KVER" --show-depends "$m" | sed 's/^/req /'
+		done
+		for m in $INITRD_OPT_MODULES; do
+			modprobe -d "$KDIR" -S "$KVER" --show-depends "$m" 2>/dev/null | sed 's/^/opt /'
+		done
+	} | awk '$2 == "insmod" && !seen[$3]++ { print $1, $3 }')
+	[ -n "$mods" ] || die "cannot resolve the virtio/9p/RDMA modules of $KVER"
 	stamp=$({
 		echo "$KVER"
-		sha256sum "$bb" "$LAB_SRC/initramfs-init.sh"
+		sha256sum <"$bb"
+		sha256sum <"$LAB_SRC/initramfs-init.sh"
 		echo "$mods"
 	} | sha256sum | cut -c1-32)
 	INITRD=$CACHE/initramfs-$KVER.cpio.gz
@@ -185,10 +212,10 @@ ensure_initramfs() {
 	mkdir -p "$tmp/bin" "$tmp/modules"
 	cp "$bb" "$tmp/bin/busybox"
 	install -m 755 "$LAB_SRC/initramfs-init.sh" "$tmp/init"
-	for m in $mods; do
+	while read -r kind m; do
 		cp "$m" "$tmp/modules/"
-		basename "$m" >>"$tmp/modules/order"
-	done
+		echo "$kind $(basename "$m")" >>"$tmp/modules/order"
+	done <<<"$mods"
 	(cd "$tmp" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$INITRD.tmp"
 	mv "$INITRD.tmp" "$INITRD"
 	echo "$stamp" >"$INITRD.stamp"
@@ -228,6 +255,7 @@ require_up() {
 	lab_is_up || die "no lab is up in $DIR; run: $CMD up"
 	# shellcheck disable=SC1091
 	. "$RUN/lab.env"
+	PORT_BASE=$LAB_PORT_BASE # the ports the lab was started with, whatever the environment says now
 }
 
 pid_is_ours() { # pid: a live qemu/vde_switch of this lab's run dir
@@ -309,7 +337,7 @@ start_qemu() { # index N R
 		-serial "file:$RUN/$name.console.log"
 		-qmp "unix:$RUN/$name.qmp,server=on,wait=off"
 		-kernel "$KERNEL" -initrd "$INITRD"
-		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off rdmachaos.init=$LAB_SRC/guest-init.sh"
+		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off rdmachaos.init=$LAB_SRC/guest-init.sh$KEEP"
 		-virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap"
 		-netdev "user,id=ctl,restrict=on,hostfwd=tcp:127.0.0.1:$(agent_port "$i")-:$GUEST_AGENT_PORT,hostfwd=tcp:127.0.0.1:$(exec_port "$i")-:$GUEST_EXEC_PORT"
@@ -318,7 +346,7 @@ start_qemu() { # index N R
 	if [ "$ACCEL" = kvm ]; then
 		args=(-accel kvm -cpu host "${args[@]}")
 	else
-		args=(-accel tcg,thread=multi -cpu max "${args[@]}")
+		args=(-accel "tcg,thread=multi" -cpu max "${args[@]}")
 	fi
 	for ((r = 0; r < rails; r++)); do
 		if [ "$n" -eq 2 ]; then
@@ -381,8 +409,8 @@ write_state() { # N R
 			printf ']}'
 			sep=","
 		done
-		printf '],"rails":%d,"accel":"%s","kernel":"%s","started_at":"%s","dir":%s}\n' \
-			"$rails" "$ACCEL" "$KVER" "$started" "$(json_str "$DIR")"
+		printf '],"rails":%d,"accel":"%s","kernel":"%s","port_base":%d,"started_at":"%s","dir":%s}\n' \
+			"$rails" "$ACCEL" "$KVER" "$PORT_BASE" "$started" "$(json_str "$DIR")"
 	} >"$RUN/lab.json.tmp"
 	{
 		echo "LAB_NODES=$n"
@@ -390,19 +418,23 @@ write_state() { # N R
 		echo "LAB_ACCEL=$ACCEL"
 		echo "LAB_STARTED=$started"
 		echo "LAB_PORT_BASE=$PORT_BASE"
+		printf 'LAB_PIDS="'
+		for ((i = 0; i < n; i++)); do printf '%s ' "$(cat "$RUN/$(node_name "$i").pid")"; done
+		printf '"\n'
 	} >"$RUN/lab.env"
 	mv "$RUN/lab.json.tmp" "$RUN/lab.json"
 }
 
 UP_DONE=0
 save_failed_run() {
-	local f
+	local f rel
 	rm -rf "$DIR/failed-run"
 	mkdir -p "$DIR/failed-run"
 	for f in "$RUN"/*.console.log "$RUN"/*.cmdline "$RUN"/*.qemu.log "$RUN"/*/*.log "$RUN"/*/*.out \
 		"$RUN"/*/failed "$RUN"/*/node.conf; do
 		[ -f "$f" ] || continue
-		cp "$f" "$DIR/failed-run/$(basename "$(dirname "$f")")_$(basename "$f")" 2>/dev/null || true
+		rel=${f#"$RUN/"}
+		cp "$f" "$DIR/failed-run/${rel//\//_}" 2>/dev/null || true
 	done
 }
 
@@ -457,6 +489,7 @@ cmd_up() {
 	if [ -d "$RUN" ]; then
 		teardown # leftovers of a crashed or interrupted run
 	fi
+	rm -rf "$DIR/failed-run"
 
 	local ports=()
 	for ((i = 0; i < n; i++)); do ports+=("$(agent_port "$i")" "$(exec_port "$i")"); done
@@ -476,6 +509,13 @@ cmd_up() {
 	elif [ "$ACCEL" = kvm ] && [ ! -w /dev/kvm ]; then
 		die "up: --accel kvm but /dev/kvm is not usable"
 	fi
+
+	# The guest mounts tmpfs on /tmp and /run: host dirs it needs from there stay visible.
+	KEEP=""
+	for p in "$REPO" "$KDIR"; do
+		case "$p/" in /tmp/* | /run/*) KEEP+="${KEEP:+,}$p" ;; esac
+	done
+	[ -z "$KEEP" ] || KEEP=" rdmachaos.keep=$KEEP"
 
 	t0=$(now)
 	UP_DONE=0
@@ -505,7 +545,7 @@ cmd_up() {
 	done
 
 	# Wait for every node: share/ready from the guest init, then one round trip on its exec port.
-	local pending=() left ready_line agent deadline up_s
+	local pending=() left agent deadline up_s
 	for ((i = 0; i < n; i++)); do pending+=("$i"); done
 	deadline=$(awk -v a="$t0" -v b="$BOOT_TIMEOUT" 'BEGIN { printf "%d", a + b }')
 	while [ "${#pending[@]}" -gt 0 ]; do
@@ -549,7 +589,7 @@ cmd_up() {
 	write_state "$n" "$rails"
 	UP_DONE=1
 	trap - EXIT INT TERM
-	msg "up: $n nodes x $rails rails ($ACCEL) in $(since "$t0") s; state: $RUN/lab.json"
+	msg "up: $n node$([ "$n" -eq 1 ] || echo s) x $rails rail$([ "$rails" -eq 1 ] || echo s) ($ACCEL) in $(since "$t0") s; state: $RUN/lab.json"
 }
 
 # ---------------------------------------------------------------- status / exec / down
@@ -562,11 +602,12 @@ cmd_status() {
 	fi
 	[ $# -eq 0 ] || die "status: unknown argument '$1'"
 	require_up
-	local name idx pid state i r addrs
-	msg "up since $LAB_STARTED: $LAB_NODES nodes x $LAB_RAILS rails ($LAB_ACCEL), state in $RUN"
+	local name pid state i r addrs pids
+	read -r -a pids <<<"${LAB_PIDS:-}"
+	msg "up since $LAB_STARTED: $LAB_NODES node(s) x $LAB_RAILS rail(s) ($LAB_ACCEL), state in $RUN"
 	for ((i = 0; i < LAB_NODES; i++)); do
 		name=$(node_name "$i")
-		pid=$(cat "$RUN/$name.pid" 2>/dev/null || echo "?")
+		pid=${pids[i]:-?}
 		if pid_is_ours "$pid"; then state=running; else state=DEAD; fi
 		addrs=""
 		for ((r = 0; r < LAB_RAILS; r++)); do addrs+=" rail$r=$(rail_addr "$r" "$i")"; done

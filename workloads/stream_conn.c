@@ -100,31 +100,33 @@ int ws_conn_setup(struct ws_conn *c, struct rdma_cm_id *id, const struct ws_conn
 	c->pd = ibv_alloc_pd(id->verbs);
 	if (!c->pd) {
 		ret = -errno;
-		rc_err("rail %d: %s: ibv_alloc_pd: %s", c->pos, dev, strerror(-ret));
+		snprintf(c->err, sizeof(c->err), "%s: ibv_alloc_pd: %s", dev, strerror(-ret));
 		goto err;
 	}
 	c->ch = ibv_create_comp_channel(id->verbs);
 	if (!c->ch) {
 		ret = -errno;
-		rc_err("rail %d: %s: ibv_create_comp_channel: %s", c->pos, dev, strerror(-ret));
+		snprintf(c->err, sizeof(c->err), "%s: ibv_create_comp_channel: %s", dev,
+			 strerror(-ret));
 		goto err_pd;
 	}
 	ret = ws_set_nonblock(c->ch->fd);
 	if (ret) {
-		rc_err("rail %d: completion channel: O_NONBLOCK: %s", c->pos, strerror(-ret));
+		snprintf(c->err, sizeof(c->err), "completion channel: O_NONBLOCK: %s",
+			 strerror(-ret));
 		goto err_ch;
 	}
 	c->cq = ibv_create_cq(id->verbs, (int)caps->cq_size, c, c->ch, 0);
 	if (!c->cq) {
 		ret = -errno;
-		rc_err("rail %d: %s: ibv_create_cq(%u): %s", c->pos, dev, caps->cq_size,
-		       strerror(-ret));
+		snprintf(c->err, sizeof(c->err), "%s: ibv_create_cq(%u): %s", dev, caps->cq_size,
+			 strerror(-ret));
 		goto err_ch;
 	}
 	ret = ibv_req_notify_cq(c->cq, 0);
 	if (ret) {
 		ret = -ret;
-		rc_err("rail %d: ibv_req_notify_cq: %s", c->pos, strerror(-ret));
+		snprintf(c->err, sizeof(c->err), "ibv_req_notify_cq: %s", strerror(-ret));
 		goto err_cq;
 	}
 	memset(&qa, 0, sizeof(qa));
@@ -138,8 +140,8 @@ int ws_conn_setup(struct ws_conn *c, struct rdma_cm_id *id, const struct ws_conn
 	qa.cap.max_recv_sge = 1;
 	if (rdma_create_qp(id, c->pd, &qa)) {
 		ret = -errno;
-		rc_err("rail %d: %s: rdma_create_qp(send %u, recv %u): %s", c->pos, dev,
-		       caps->send_wr, caps->recv_wr, strerror(-ret));
+		snprintf(c->err, sizeof(c->err), "%s: rdma_create_qp(send %u, recv %u): %s", dev,
+			 caps->send_wr, caps->recv_wr, strerror(-ret));
 		goto err_cq;
 	}
 	return 0;
@@ -163,7 +165,7 @@ int ws_conn_reg(struct ws_conn *c, struct ibv_mr **mr, void *buf, size_t len, in
 	if (!*mr) {
 		int ret = -errno;
 
-		rc_err("rail %d: ibv_reg_mr(%zu bytes): %s", c->pos, len, strerror(-ret));
+		snprintf(c->err, sizeof(c->err), "ibv_reg_mr(%zu bytes): %s", len, strerror(-ret));
 		return ret;
 	}
 	return 0;

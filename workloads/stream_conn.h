@@ -28,6 +28,7 @@ struct ws_conn {
 	bool established;
 	char local[64];
 	char remote[64];
+	char err[160]; /* why ws_conn_setup or ws_conn_reg failed */
 };
 
 struct ws_conn_caps {
@@ -80,11 +81,12 @@ struct rdma_event_channel *ws_event_channel(void);
 /*
  * Creates PD, a non-blocking completion channel, an armed CQ and an RC QP on
  * id (whose device is known: after ADDR_RESOLVED or a CONNECT_REQUEST).
- * c->id is set; on failure everything created is destroyed again, not id.
+ * c->id is set; on failure everything created is destroyed again, not id,
+ * and c->err says what failed (the caller decides how loudly to report it).
  */
 int ws_conn_setup(struct ws_conn *c, struct rdma_cm_id *id, const struct ws_conn_caps *caps);
 
-/* ibv_reg_mr into *mr on c's PD. */
+/* ibv_reg_mr into *mr on c's PD; c->err on failure. */
 int ws_conn_reg(struct ws_conn *c, struct ibv_mr **mr, void *buf, size_t len, int access);
 
 /*

@@ -220,23 +220,32 @@ static int ws_srv_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 	return 0;
 }
 
-/* Refuses a request with a reason the client prints; destroys id. Returns 0 for tail calls. */
+/* Refuses a connect request with a reason the client prints, and destroys its id. */
+static void ws_srv_reject_id(struct rdma_cm_id *id, const char *reason)
+{
+	struct ws_reject rej;
+
+	memset(&rej, 0, sizeof(rej));
+	rej.magic = htole32(WS_MSG_MAGIC);
+	snprintf(rej.reason, sizeof(rej.reason), "%s", reason);
+	rdma_reject(id, &rej, sizeof(rej));
+	rdma_destroy_id(id);
+}
+
+/* The same, said on stderr too. Returns 0 for tail calls. */
 static int ws_srv_reject(struct ws_server *s, struct rdma_cm_id *id, int pos, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static int ws_srv_reject(struct ws_server *s, struct rdma_cm_id *id, int pos, const char *fmt, ...)
 {
-	struct ws_reject rej;
+	char reason[WS_REJECT_REASON_LEN];
 	va_list ap;
 
-	memset(&rej, 0, sizeof(rej));
-	rej.magic = htole32(WS_MSG_MAGIC);
 	va_start(ap, fmt);
-	vsnprintf(rej.reason, sizeof(rej.reason), fmt, ap);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	rc_warn("rail %d: refused a connection: %s", ws_srv_rail(s, pos), rej.reason);
-	rdma_reject(id, &rej, sizeof(rej));
-	rdma_destroy_id(id);
+	rc_warn("rail %d: refused a connection: %s", ws_srv_rail(s, pos), reason);
+	ws_srv_reject_id(id, reason);
 	return 0;
 }
 
@@ -271,6 +280,7 @@ static int ws_srv_on_request(struct ws_server *s, const struct ws_cm_ev *ev, int
 	struct ws_accept acc;
 	struct ws_hello h;
 	uint32_t i;
+	bool stale;
 	int ret;
 
 	if (ev->pdata_len < sizeof(h))
@@ -345,13 +355,27 @@ static int ws_srv_on_request(struct ws_server *s, const struct ws_cm_ev *ev, int
 	return 0;
 
 refuse:
-	/* ws_srv_reject destroys the id: detach it from the half-built conn first. */
+	/*
+	 * rdma_create_qp fails with EINVAL when the cm id left REQ_RCVD before we
+	 * got to it: after a link outage the guest delivers connect requests the
+	 * client has already abandoned (and rejected) in one burst. Routine then.
+	 */
+	stale = ret == -EINVAL && sc->c.id && !sc->c.id->qp;
+	if (stale)
+		rc_info("rail %d: a connect request from %s was withdrawn before it could be "
+			"accepted (%s): normal for stale requests after an outage",
+			ws_srv_rail(s, pos), sc->c.remote, sc->c.err);
+	else
+		rc_err("rail %d: cannot set up a connection from %s: %s", ws_srv_rail(s, pos),
+		       sc->c.remote, sc->c.err[0] ? sc->c.err : strerror(-ret));
+	/* The reject destroys the id: detach it from the half-built conn first. */
 	if (sc->c.id && sc->c.id->qp)
 		rdma_destroy_qp(sc->c.id);
 	sc->c.id = NULL;
 	ws_srv_free_conn(sc);
-	return ws_srv_reject(s, ev->id, pos, "server could not set up the connection: %s",
-			     strerror(-ret));
+	ws_srv_reject_id(ev->id,
+			 stale ? "request withdrawn" : "server could not set up the connection");
+	return 0;
 }
 
 /* A peer that reconnects a rail leaves its old QP here when the old link was dead. */

@@ -138,6 +138,21 @@ check "inventory lists v0 and no RDMA device" \
 check "inventory maps rails" \
 	'[n.get("rail") for n in res["netdevs"] if n["name"] in ("v2", "v0")] in ([0, 1], [1, 0]) and all(n["name"] == "v0" for n in res["netdevs"] if n.get("rail") == 1)'
 
+# Events reach every subscribed connection, not only the one that asked.
+for i in 1 2; do
+	nsx $call_cmd "$addr" '{"op": "time"}' --events 4 > "$tmp/sub$i" 2>&1 &
+	eval "sub$i=\$!"
+done
+sleep 1.5 # both subscribed
+call '{"op": "inject", "fault_id": "f0", "injector": "link_down", "target": {"netdev": "v0"}}'
+call '{"op": "revert", "fault_id": "f0"}'
+wait "$sub1" "$sub2"
+for i in 1 2; do
+	cp "$tmp/sub$i" "$tmp/out"
+	check "subscriber $i got the other connection's fault events" \
+		'[e["action"] for e in ev if e.get("fault_id") == "f0"] == ["inject", "revert"]'
+done
+
 # link_down and its revert.
 call '{"op": "inject", "fault_id": "f1", "injector": "link_down", "target": {"netdev": "v0"}, "params": {}, "duration_ms": 60000}' --events 1.5
 check "inject link_down v0" 'r["ok"] and res["netdev"] == "v0" and res["prior"] == {"up": True} and res["injected_at_ns"] > 0'

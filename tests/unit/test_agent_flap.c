@@ -24,8 +24,8 @@ static void test_no_jitter_is_exact(void **state)
 
 static void test_same_seed_same_schedule(void **state)
 {
-	struct flap_params p = {.count = 50, .down_ms = 300, .up_ms = 300, .jitter_ms = 100,
-				.seed = 42};
+	struct flap_params p = {
+	    .count = 50, .down_ms = 300, .up_ms = 300, .jitter_ms = 100, .seed = 42};
 	uint64_t a[100], b[100];
 
 	assert_int_equal(flap_schedule(&p, a, N(p)), 0);
@@ -35,8 +35,8 @@ static void test_same_seed_same_schedule(void **state)
 
 static void test_other_seed_other_schedule(void **state)
 {
-	struct flap_params p = {.count = 50, .down_ms = 300, .up_ms = 300, .jitter_ms = 100,
-				.seed = 1};
+	struct flap_params p = {
+	    .count = 50, .down_ms = 300, .up_ms = 300, .jitter_ms = 100, .seed = 1};
 	uint64_t a[100], b[100];
 
 	assert_int_equal(flap_schedule(&p, a, N(p)), 0);
@@ -47,8 +47,8 @@ static void test_other_seed_other_schedule(void **state)
 
 static void test_periods_within_jitter(void **state)
 {
-	struct flap_params p = {.count = FLAP_MAX_COUNT, .down_ms = 50, .up_ms = 80, .jitter_ms = 20,
-				.seed = 7};
+	struct flap_params p = {
+	    .count = FLAP_MAX_COUNT, .down_ms = 50, .up_ms = 80, .jitter_ms = 20, .seed = 7};
 	static uint64_t at[2 * FLAP_MAX_COUNT];
 	uint64_t lo_seen = UINT64_MAX, hi_seen = 0;
 	size_t k;
@@ -73,7 +73,8 @@ static void test_periods_within_jitter(void **state)
 
 static void test_refuses_bad_params(void **state)
 {
-	struct flap_params ok = {.count = 2, .down_ms = 300, .up_ms = 300, .jitter_ms = 0, .seed = 1};
+	struct flap_params ok = {
+	    .count = 2, .down_ms = 300, .up_ms = 300, .jitter_ms = 0, .seed = 1};
 	struct flap_params p;
 	uint64_t at[4];
 	char err[160];
@@ -107,11 +108,11 @@ static void test_refuses_bad_params(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_jitter_is_exact),
-		cmocka_unit_test(test_same_seed_same_schedule),
-		cmocka_unit_test(test_other_seed_other_schedule),
-		cmocka_unit_test(test_periods_within_jitter),
-		cmocka_unit_test(test_refuses_bad_params),
+	    cmocka_unit_test(test_no_jitter_is_exact),
+	    cmocka_unit_test(test_same_seed_same_schedule),
+	    cmocka_unit_test(test_other_seed_other_schedule),
+	    cmocka_unit_test(test_periods_within_jitter),
+	    cmocka_unit_test(test_refuses_bad_params),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,9 +25,9 @@
 static struct {
 	int ifindex;
 	bool up;
-	bool gone;       /* RTM_GETLINK finds nothing */
-	int change_err;  /* what RTM_NEWLINK answers (a -NLE_*), 0: success */
-	int changes;     /* RTM_NEWLINK calls that took effect */
+	bool gone;	/* RTM_GETLINK finds nothing */
+	int change_err; /* what RTM_NEWLINK answers (a -NLE_*), 0: success */
+	int changes;	/* RTM_NEWLINK calls that took effect */
 	int gets;
 } k;
 
@@ -270,8 +270,9 @@ static void test_port_flap_revert_mid_schedule(void **state)
 	struct inj_fault *f = *state;
 	json_t *prior;
 
-	use(f, &inj_port_flap, "{\"count\": 5, \"down_ms\": 300, \"up_ms\": 300, \"jitter_ms\": 50, "
-			       "\"seed\": 9}");
+	use(f, &inj_port_flap,
+	    "{\"count\": 5, \"down_ms\": 300, \"up_ms\": 300, \"jitter_ms\": 50, "
+	    "\"seed\": 9}");
 	assert_int_equal(f->inj->prepare(f), 0);
 	prior = f->inj->describe_prior(f);
 	assert_int_equal(json_array_size(json_object_get(prior, "schedule_ms")), 10);
@@ -296,7 +297,8 @@ static void test_port_flap_refuses_down_link(void **state)
 	k.up = false;
 	use(f, &inj_port_flap, "{\"count\": 1, \"down_ms\": 10, \"up_ms\": 10}");
 	assert_int_equal(f->inj->prepare(f), -ENETDOWN);
-	assert_string_equal(f->err, "port_flap: v0: refused: the link is already down, nothing to flap");
+	assert_string_equal(f->err,
+			    "port_flap: v0: refused: the link is already down, nothing to flap");
 	assert_null(f->priv);
 	assert_int_equal(k.changes, 0);
 }
@@ -304,15 +306,15 @@ static void test_port_flap_refuses_down_link(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_link_down_cycle, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_link_down_keeps_a_down_link_down, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_link_down_external_change_reverted, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_link_down_eperm, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_link_down_gone, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_port_flap_full_schedule, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_port_flap_revert_mid_schedule, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_port_flap_refuses_down_link, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_link_down_cycle, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_link_down_keeps_a_down_link_down, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_link_down_external_change_reverted, setup,
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_link_down_eperm, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_link_down_gone, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_port_flap_full_schedule, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_port_flap_revert_mid_schedule, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_port_flap_refuses_down_link, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,8 +19,7 @@
 
 /* getopt wants char **; it permutes the array but never writes the strings. */
 #define ARGV(...) ((char **)(const char *[]){"rdmachaos-agent", __VA_ARGS__, NULL})
-#define ARGC(...)                                                                                  \
-	((int)(sizeof((const char *[]){"rdmachaos-agent", __VA_ARGS__}) / sizeof(char *)))
+#define ARGC(...) ((int)(sizeof((const char *[]){"rdmachaos-agent", __VA_ARGS__}) / sizeof(char *)))
 #define PARSE(o, err, ...)                                                                         \
 	agent_opts_parse(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__), o, err, sizeof(err))
 
@@ -37,8 +36,8 @@ static void test_minimal_and_full(void **state)
 	assert_int_equal(o.nr_rails, 0);
 
 	assert_int_equal(PARSE(&o, err, "--name", "b", "--listen", "0.0.0.0:1", "--control-if",
-			       "eth0", "--allow-if", "rail0,rail1", "--allow-if", "v0", "--rail-map",
-			       "ens1,ens2", "--log-file", "/tmp/x.log", "--verbose"),
+			       "eth0", "--allow-if", "rail0,rail1", "--allow-if", "v0",
+			       "--rail-map", "ens1,ens2", "--log-file", "/tmp/x.log", "--verbose"),
 			 0);
 	assert_string_equal(o.control_if, "eth0");
 	assert_int_equal(o.nr_allow, 3);
@@ -59,27 +58,28 @@ static void test_errors_name_the_flag(void **state)
 		const char *says;
 	} cases[] = {
 #define CASE(says, ...) {ARGV(__VA_ARGS__), ARGC(__VA_ARGS__), says}
-		CASE("--name is required", "--listen", "127.0.0.1:1"),
-		CASE("--listen is required", "--name", "a"),
-		CASE("--name 'a b': use only letters", "--name", "a b", "--listen", "127.0.0.1:1"),
-		CASE("--listen '127.0.0.1': expected ADDR:PORT", "--name", "a", "--listen", "127.0.0.1"),
-		CASE("PORT must be a number in 1..65535", "--name", "a", "--listen", "127.0.0.1:0"),
-		CASE("PORT must be a number in 1..65535", "--name", "a", "--listen", "127.0.0.1:70000"),
-		CASE("PORT must be a number in 1..65535", "--name", "a", "--listen", "127.0.0.1:8x"),
-		CASE("'host' is not an IPv4 address", "--name", "a", "--listen", "host:80"),
-		CASE("--allow-if 'a,,b': '' is not an interface name", "--name", "a", "--listen",
-		     "127.0.0.1:1", "--allow-if", "a,,b"),
-		CASE("--allow-if 'averyveryverylongname'", "--name", "a", "--listen", "127.0.0.1:1",
-		     "--allow-if", "averyveryverylongname"),
-		CASE("--rail-map 'a,b,a': a is listed twice", "--name", "a", "--listen", "127.0.0.1:1",
-		     "--rail-map", "a,b,a"),
-		CASE("--rail-map given twice", "--name", "a", "--listen", "127.0.0.1:1", "--rail-map",
-		     "a", "--rail-map", "b"),
-		CASE("--allow-if eth0: eth0 is the --control-if", "--name", "a", "--listen",
-		     "127.0.0.1:1", "--control-if", "eth0", "--allow-if", "rail0,eth0"),
-		CASE("unknown option '--bogus'", "--name", "a", "--bogus", "x"),
-		CASE("--listen needs a value", "--name", "a", "--listen"),
-		CASE("unexpected argument 'extra'", "--name", "a", "--listen", "127.0.0.1:1", "extra"),
+	    CASE("--name is required", "--listen", "127.0.0.1:1"),
+	    CASE("--listen is required", "--name", "a"),
+	    CASE("--name 'a b': use only letters", "--name", "a b", "--listen", "127.0.0.1:1"),
+	    CASE("--listen '127.0.0.1': expected ADDR:PORT", "--name", "a", "--listen",
+		 "127.0.0.1"),
+	    CASE("PORT must be a number in 1..65535", "--name", "a", "--listen", "127.0.0.1:0"),
+	    CASE("PORT must be a number in 1..65535", "--name", "a", "--listen", "127.0.0.1:70000"),
+	    CASE("PORT must be a number in 1..65535", "--name", "a", "--listen", "127.0.0.1:8x"),
+	    CASE("'host' is not an IPv4 address", "--name", "a", "--listen", "host:80"),
+	    CASE("--allow-if 'a,,b': '' is not an interface name", "--name", "a", "--listen",
+		 "127.0.0.1:1", "--allow-if", "a,,b"),
+	    CASE("--allow-if 'averyveryverylongname'", "--name", "a", "--listen", "127.0.0.1:1",
+		 "--allow-if", "averyveryverylongname"),
+	    CASE("--rail-map 'a,b,a': a is listed twice", "--name", "a", "--listen", "127.0.0.1:1",
+		 "--rail-map", "a,b,a"),
+	    CASE("--rail-map given twice", "--name", "a", "--listen", "127.0.0.1:1", "--rail-map",
+		 "a", "--rail-map", "b"),
+	    CASE("--allow-if eth0: eth0 is the --control-if", "--name", "a", "--listen",
+		 "127.0.0.1:1", "--control-if", "eth0", "--allow-if", "rail0,eth0"),
+	    CASE("unknown option '--bogus'", "--name", "a", "--bogus", "x"),
+	    CASE("--listen needs a value", "--name", "a", "--listen"),
+	    CASE("unexpected argument 'extra'", "--name", "a", "--listen", "127.0.0.1:1", "extra"),
 #undef CASE
 	};
 	struct agent_opts o;
@@ -87,8 +87,8 @@ static void test_errors_name_the_flag(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(agent_opts_parse(cases[i].argc, cases[i].argv, &o, err, sizeof(err)),
-				 -EINVAL);
+		assert_int_equal(
+		    agent_opts_parse(cases[i].argc, cases[i].argv, &o, err, sizeof(err)), -EINVAL);
 		if (!strstr(err, cases[i].says))
 			fail_msg("case %zu: got \"%s\", want \"%s\"", i, err, cases[i].says);
 	}
@@ -166,8 +166,9 @@ static void test_target_resolution(void **state)
 
 	j = target("{\"device\": \"mlx5_0\", \"port\": 1}");
 	assert_int_equal(agent_target_resolve(&o, "link_down", j, &t, err, sizeof(err)), -ENODEV);
-	assert_string_equal(err, "link_down: mlx5_0 port 1: no such RDMA port with a netdev on this "
-				 "node");
+	assert_string_equal(err,
+			    "link_down: mlx5_0 port 1: no such RDMA port with a netdev on this "
+			    "node");
 	json_decref(j);
 
 	/* A netdev target learns its RDMA device from sysfs. */
@@ -216,11 +217,9 @@ static void test_rdma_core_version(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_minimal_and_full),
-		cmocka_unit_test(test_errors_name_the_flag),
-		cmocka_unit_test(test_rail_of),
-		cmocka_unit_test(test_target_resolution),
-		cmocka_unit_test(test_rdma_core_version),
+	    cmocka_unit_test(test_minimal_and_full),  cmocka_unit_test(test_errors_name_the_flag),
+	    cmocka_unit_test(test_rail_of),	      cmocka_unit_test(test_target_resolution),
+	    cmocka_unit_test(test_rdma_core_version),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

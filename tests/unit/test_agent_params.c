@@ -38,7 +38,8 @@ static void test_link_down_params(void **state)
 
 	assert_int_equal(check(&inj_link_down, "{}", err, sizeof(err)), 0);
 	assert_int_equal(check(&inj_link_down, "{\"count\": 1}", err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "link_down: params.count: unknown parameter (link_down takes none)");
+	assert_string_equal(err,
+			    "link_down: params.count: unknown parameter (link_down takes none)");
 	assert_int_equal(check(&inj_link_down, "[]", err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "link_down: params: must be a JSON object");
 }
@@ -50,11 +51,12 @@ static void test_port_flap_accepts(void **state)
 	assert_int_equal(check(&inj_port_flap, "{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300}",
 			       err, sizeof(err)),
 			 0);
-	assert_int_equal(check(&inj_port_flap,
-			       "{\"count\": 1000, \"down_ms\": 50, \"up_ms\": 80, \"jitter_ms\": 49, "
-			       "\"seed\": 0}",
-			       err, sizeof(err)),
-			 0);
+	assert_int_equal(
+	    check(&inj_port_flap,
+		  "{\"count\": 1000, \"down_ms\": 50, \"up_ms\": 80, \"jitter_ms\": 49, "
+		  "\"seed\": 0}",
+		  err, sizeof(err)),
+	    0);
 }
 
 static void test_port_flap_refuses(void **state)
@@ -62,25 +64,25 @@ static void test_port_flap_refuses(void **state)
 	static const struct {
 		const char *params, *says;
 	} cases[] = {
-		{"{\"down_ms\": 300, \"up_ms\": 300}", "port_flap: params.count: missing"},
-		{"{\"count\": 0, \"down_ms\": 300, \"up_ms\": 300}",
-		 "port_flap: params.count: must be an integer in 1..1000"},
-		{"{\"count\": 1001, \"down_ms\": 300, \"up_ms\": 300}", "params.count"},
-		{"{\"count\": \"2\", \"down_ms\": 300, \"up_ms\": 300}", "params.count"},
-		{"{\"count\": 2.0, \"down_ms\": 300, \"up_ms\": 300}", "params.count"},
-		{"{\"count\": 2, \"up_ms\": 300}", "port_flap: params.down_ms: missing"},
-		{"{\"count\": 2, \"down_ms\": 0, \"up_ms\": 300}", "params.down_ms"},
-		{"{\"count\": 2, \"down_ms\": 300}", "params.up_ms: missing"},
-		{"{\"count\": 2, \"down_ms\": 300, \"up_ms\": -1}", "params.up_ms"},
-		{"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 100, \"jitter_ms\": 100}",
-		 "params.jitter_ms: 100 must be less than min(down_ms, up_ms) = 100"},
-		{"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300, \"jitter_ms\": -5}",
-		 "params.jitter_ms"},
-		{"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300, \"seed\": \"x\"}", "params.seed"},
-		{"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300, \"down\": 1}",
-		 "port_flap: params.down: unknown parameter (port_flap takes count, down_ms, up_ms, "
-		 "jitter_ms, seed)"},
-		{"7", "port_flap: params: must be a JSON object"},
+	    {"{\"down_ms\": 300, \"up_ms\": 300}", "port_flap: params.count: missing"},
+	    {"{\"count\": 0, \"down_ms\": 300, \"up_ms\": 300}",
+	     "port_flap: params.count: must be an integer in 1..1000"},
+	    {"{\"count\": 1001, \"down_ms\": 300, \"up_ms\": 300}", "params.count"},
+	    {"{\"count\": \"2\", \"down_ms\": 300, \"up_ms\": 300}", "params.count"},
+	    {"{\"count\": 2.0, \"down_ms\": 300, \"up_ms\": 300}", "params.count"},
+	    {"{\"count\": 2, \"up_ms\": 300}", "port_flap: params.down_ms: missing"},
+	    {"{\"count\": 2, \"down_ms\": 0, \"up_ms\": 300}", "params.down_ms"},
+	    {"{\"count\": 2, \"down_ms\": 300}", "params.up_ms: missing"},
+	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": -1}", "params.up_ms"},
+	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 100, \"jitter_ms\": 100}",
+	     "params.jitter_ms: 100 must be less than min(down_ms, up_ms) = 100"},
+	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300, \"jitter_ms\": -5}",
+	     "params.jitter_ms"},
+	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300, \"seed\": \"x\"}", "params.seed"},
+	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300, \"down\": 1}",
+	     "port_flap: params.down: unknown parameter (port_flap takes count, down_ms, up_ms, "
+	     "jitter_ms, seed)"},
+	    {"7", "port_flap: params: must be a JSON object"},
 	};
 	char err[256];
 	size_t i;
@@ -96,10 +98,10 @@ static void test_port_flap_refuses(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_registry),
-		cmocka_unit_test(test_link_down_params),
-		cmocka_unit_test(test_port_flap_accepts),
-		cmocka_unit_test(test_port_flap_refuses),
+	    cmocka_unit_test(test_registry),
+	    cmocka_unit_test(test_link_down_params),
+	    cmocka_unit_test(test_port_flap_accepts),
+	    cmocka_unit_test(test_port_flap_refuses),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,7 +68,8 @@ static void test_connection_carrier_refused(void **state)
 	assert_int_equal(p.nr_carriers, 1);
 	assert_int_equal(agent_policy_check(&p, "link_down", "eth0", err, sizeof(err)), -EPERM);
 	/* The sentence docs/PROTOCOL.md quotes. */
-	assert_string_equal(err, "link_down: eth0: refused: carries the agent's control connection");
+	assert_string_equal(err,
+			    "link_down: eth0: refused: carries the agent's control connection");
 	assert_int_equal(agent_policy_check(&p, "link_down", "rail0", err, sizeof(err)), 0);
 }
 
@@ -89,11 +90,11 @@ static void test_carrier_table_full(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nothing_allowed_by_default),
-		cmocka_unit_test(test_allow_list),
-		cmocka_unit_test(test_control_if_flag_always_refused),
-		cmocka_unit_test(test_connection_carrier_refused),
-		cmocka_unit_test(test_carrier_table_full),
+	    cmocka_unit_test(test_nothing_allowed_by_default),
+	    cmocka_unit_test(test_allow_list),
+	    cmocka_unit_test(test_control_if_flag_always_refused),
+	    cmocka_unit_test(test_connection_carrier_refused),
+	    cmocka_unit_test(test_carrier_table_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Lab smoke test: boots a 2-node x 2-rail QEMU lab and runs real RDMA (rxe) between the guests on both rails.
+#
+# By default it boots its own lab (RDMACHAOS_LAB_DIR=build/lab-smoke, ports from 17900, sharing
+# the kernel cache of build/lab/cache) and takes it down at the end. With RDMACHAOS_LAB_REUSE=1
+# it uses the lab that is up in RDMACHAOS_LAB_DIR (default build/lab) and leaves it up.
+# Exit: 0 all passed, 1 something failed, 77 skipped (no QEMU).
+
+set -uo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+LAB=$REPO/lab/lab.sh
+export RDMACHAOS_LAB_CMD="lab/lab.sh"
+
+pass=0
+fail=0
+ok() {
+	echo "PASS: $*"
+	pass=$((pass + 1))
+}
+bad() {
+	echo "FAIL: $*"
+	fail=$((fail + 1))
+}
+finish() {
+	echo "lab smoke: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
+	exit $?
+}
+since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
+
+if ! command -v qemu-system-x86_64 >/dev/null 2>&1; then
+	echo "################################################################"
+	echo "SKIP: qemu-system-x86_64 is not installed: the lab smoke test did NOT run."
+	echo "      Install the lab's packages with: make deps (lab/deps.sh)"
+	echo "################################################################"
+	exit 77
+fi
+
+lab() { "$LAB" "$@"; }
+
+# ---------------------------------------------------------------- 1. the lab is up (2 nodes x 2 rails)
+if [ "${RDMACHAOS_LAB_REUSE:-0}" = 1 ]; then
+	echo "lab smoke: reusing the lab in ${RDMACHAOS_LAB_DIR:-$REPO/build/lab}"
+	if ! json=$(lab status --json); then
+		bad "RDMACHAOS_LAB_REUSE=1 but no lab is up (start one with: lab/lab.sh up)"
+		finish
+	fi
+	nodes=$(grep -o '"name":"node-' <<<"$json" | wc -l)
+	rails=$(sed -n 's/.*\],"rails":\([0-9]*\),.*/\1/p' <<<"$json")
+	if [ "$nodes" -ge 2 ] && [ "${rails:-0}" -ge 2 ]; then
+		ok "reused lab has $nodes nodes x $rails rails"
+	else
+		bad "reused lab has $nodes nodes x ${rails:-?} rails; this test needs at least 2 x 2"
+		finish
+	fi
+else
+	export RDMACHAOS_LAB_DIR=${RDMACHAOS_LAB_SMOKE_DIR:-$REPO/build/lab-smoke}
+	export RDMACHAOS_LAB_PORT_BASE=${RDMACHAOS_LAB_SMOKE_PORT_BASE:-17900}
+	export RDMACHAOS_LAB_CACHE=${RDMACHAOS_LAB_CACHE:-$REPO/build/lab/cache}
+	lab down >/dev/null 2>&1 || true # leftovers of an interrupted earlier run
+	trap 'lab down >/dev/null 2>&1 || true' EXIT
+	t0=$(date +%s.%N)
+	if lab up --nodes 2 --rails 2; then
+		ok "lab up: 2 nodes x 2 rails in $(since "$t0") s"
+	else
+		bad "lab up failed"
+		finish
+	fi
+fi
+
+# ---------------------------------------------------------------- 2. rxe devices ACTIVE on both nodes
+for node in node-a node-b; do
+	out=$(lab exec "$node" --timeout 30 -- rdma link show 2>&1)
+	rc=$?
+	echo "$out" | sed "s/^/    $node: /"
+	if [ "$rc" -eq 0 ] &&
+		grep -q '^link rxe_rail0/1 state ACTIVE .*netdev rail0' <<<"$out" &&
+		grep -q '^link rxe_rail1/1 state ACTIVE .*netdev rail1' <<<"$out"; then
+		ok "$node: rxe_rail0 and rxe_rail1 are ACTIVE"
+	else
+		bad "$node: rxe_rail0/rxe_rail1 not both ACTIVE (exec rc $rc)"
+	fi
+done
+
+# GID index of node's IPv4 RoCEv2 GID on rxe_railR (it is 1 on rxe; looked up, not assumed).
+gid_index() { # node rail
+	lab exec "$1" --timeout 30 -- "for g in /sys/class/infiniband/rxe_rail$2/ports/1/gids/*; do
+		case \$(cat \$g) in 0000:0000:0000:0000:0000:ffff:*) echo \${g##*/}; exit 0 ;; esac
+	done; exit 1"
+}
+
+addr_of() { # rail node_index
+	echo "192.0.2.$((64 * $1 + $2 + 1))"
+}
+
+# run_pair NAME SERVER_CMD CLIENT_CMD: server on node-b in the background, client on node-a
+# (retried while the server is not listening yet). Sets SRV_OUT, CLI_OUT, SRV_RC, CLI_RC.
+run_pair() {
+	local name=$1 scmd=$2 ccmd=$3 sf spid
+	sf=$(mktemp)
+	lab exec node-b --timeout 120 -- "$scmd" >"$sf" 2>&1 &
+	spid=$!
+	sleep 2
+	for _ in 1 2 3 4 5 6 7 8; do
+		CLI_OUT=$(lab exec node-a --timeout 120 -- "$ccmd" 2>&1)
+		CLI_RC=$?
+		[ "$CLI_RC" -eq 0 ] && break
+		grep -qiE "couldn't connect|unable to perform rdma_client|failed to connect|connection refused" <<<"$CLI_OUT" || break
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 2
+	done
+	wait "$spid"
+	SRV_RC=$?
+	SRV_OUT=$(cat "$sf")
+	rm -f "$sf"
+	if [ "$CLI_RC" -ne 0 ] || [ "$SRV_RC" -ne 0 ]; then
+		echo "    --- $name server (node-b, rc $SRV_RC):"
+		sed 's/^/    /' <<<"$SRV_OUT"
+		echo "    --- $name client (node-a, rc $CLI_RC):"
+		sed 's/^/    /' <<<"$CLI_OUT"
+		return 1
+	fi
+	return 0
+}
+
+# ---------------------------------------------------------------- 3. ibv_rc_pingpong over rail0 and rail1
+for r in 0 1; do
+	gb=$(gid_index node-b "$r")
+	ga=$(gid_index node-a "$r")
+	if [ -z "$gb" ] || [ -z "$ga" ]; then
+		bad "rail$r: no IPv4 RoCEv2 GID on rxe_rail$r (node-a: '${ga}', node-b: '${gb}')"
+		continue
+	fi
+	port=$((18515 + r))
+	if run_pair "rail$r ibv_rc_pingpong" \
+		"ibv_rc_pingpong -d rxe_rail$r -g $gb -p $port -n 100" \
+		"ibv_rc_pingpong -d rxe_rail$r -g $ga -p $port -n 100 $(addr_of "$r" 1)"; then
+		lat=$(sed -n 's/.* = \([0-9.]*\) usec\/iter.*/\1/p' <<<"$CLI_OUT")
+		bw=$(sed -n 's/.* = \([0-9.]*\) Mbit\/sec.*/\1/p' <<<"$CLI_OUT")
+		if [ -n "$lat" ]; then
+			ok "rail$r: ibv_rc_pingpong node-a -> node-b $(addr_of "$r" 1) (gid $ga/$gb): 100 iters, $lat usec/iter, $bw Mbit/s"
+		else
+			bad "rail$r: ibv_rc_pingpong printed no result"
+			sed 's/^/    /' <<<"$CLI_OUT"
+		fi
+	else
+		bad "rail$r: ibv_rc_pingpong failed (client rc $CLI_RC, server rc $SRV_RC)"
+	fi
+done
+
+# ---------------------------------------------------------------- 4. ib_write_bw: rail0 (GID exchange over TCP), rail1 (RDMA-CM)
+for r in 0 1; do
+	if [ "$r" -eq 0 ]; then
+		how="verbs, gid $(gid_index node-a 0 || echo 1)"
+		opts="-x $(gid_index node-a 0 || echo 1)"
+	else
+		how="rdma_cm"
+		opts="-R"
+	fi
+	port=$((18525 + r))
+	if run_pair "rail$r ib_write_bw" \
+		"ib_write_bw -d rxe_rail$r $opts -p $port -s 65536 -n 200 -F" \
+		"ib_write_bw -d rxe_rail$r $opts -p $port -s 65536 -n 200 -F $(addr_of "$r" 1)"; then
+		avg=$(awk '$1 == 65536 && $2 == 200 { print $4 }' <<<"$CLI_OUT")
+		peak=$(awk '$1 == 65536 && $2 == 200 { print $3 }' <<<"$CLI_OUT")
+		if [ -n "$avg" ]; then
+			ok "rail$r: ib_write_bw ($how) 200 x 64 KiB node-a -> node-b: average $avg MB/s, peak $peak MB/s"
+		else
+			bad "rail$r: ib_write_bw printed no result"
+			sed 's/^/    /' <<<"$CLI_OUT"
+		fi
+	else
+		bad "rail$r: ib_write_bw ($how) failed (client rc $CLI_RC, server rc $SRV_RC)"
+	fi
+done
+
+# ---------------------------------------------------------------- 5. exec passes exit codes and quoting through
+out=$(lab exec node-a -- sh -c 'printf "%s|" "$0" "$1"; exit 7' 'a b' "c'd")
+rc=$?
+if [ "$rc" -eq 7 ] && [ "$out" = "a b|c'd|" ]; then
+	ok "exec keeps argv quoting and the exit code (7)"
+else
+	bad "exec: got rc $rc and '$out', wanted rc 7 and 'a b|c'\''d|'"
+fi
+
+# ---------------------------------------------------------------- 6. down leaves nothing behind
+if [ "${RDMACHAOS_LAB_REUSE:-0}" != 1 ]; then
+	run=$(realpath -m "$RDMACHAOS_LAB_DIR")/run
+	if lab down && lab down >/dev/null &&
+		! pgrep -f -- "$run/" >/dev/null && [ ! -e "$run" ]; then
+		ok "down stopped every qemu/vde_switch of the lab and removed $run (twice: idempotent)"
+	else
+		bad "down left processes or state behind: $(pgrep -af -- "$run/" | cut -c1-120)"
+	fi
+	trap - EXIT
+fi
+
+finish
