@@ -4,7 +4,7 @@
 # link, message size and queue depth, in one run, printed as a ratio (target
 # >= 0.95). Uses the lab that is up, or boots a 2x1 lab and stops it after.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 70
 lab=lab/lab.sh
 size=${BENCH_MSG_SIZE:-65536}
 depth=${BENCH_QUEUE_DEPTH:-16}

@@ -134,8 +134,14 @@ static void drill_print_event(json_t *ev, void *arg)
 		else if (!strcmp(type, "rail_down") || !strcmp(type, "rail_up"))
 			fprintf(stderr, "  %+8.1fs %s workload %s rail %lld\n", t, node, type,
 				json_integer_value(json_object_get(ev, "rail")));
-		else if (!strcmp(type, "stall") || !strcmp(type, "exit"))
-			fprintf(stderr, "  %+8.1fs %s workload %s\n", t, node, s ? s : type);
+		else if (!strcmp(type, "exit"))
+			fprintf(stderr, "  %+8.1fs %s workload %s exited (status %lld%s)\n", t, node,
+				json_string_value(json_object_get(ev, "role")) ?: "?",
+				json_integer_value(json_object_get(ev, "exit_status")),
+				json_is_true(json_object_get(ev, "killed")) ? ", killed" : "");
+		else if (!strcmp(type, "stall"))
+			fprintf(stderr, "  %+8.1fs %s workload stalled: no healthy rail (%s)\n", t, node,
+				json_string_value(json_object_get(ev, "reason")) ?: "?");
 		free(s);
 	} else if (!strcmp(kind, "agent"))
 		fprintf(stderr, "  %+8.1fs %s agent: %s\n", t, node,
@@ -761,7 +767,7 @@ static json_t *drill_report(struct drill *d, enum ev_verdict v, json_t *reasons,
 	json_object_set_new(r, "verdict", json_string(ev_verdict_name(v)));
 	json_object_set_new(r, "exit_code", json_integer(ev_verdict_exit_code(v)));
 	json_object_set_new(r, "reasons", json_incref(reasons));
-	json_object_set_new(r, "seed", json_integer((json_int_t)d->o->seed));
+	json_object_set_new(r, "seed", json_integer((json_int_t)(d->o->have_seed ? d->o->seed : 1)));
 	json_object_set_new(r, "environment", drill_environment(d));
 	for (i = 0; i < d->fl.nr_agents; i++) {
 		const struct fl_agent *a = &d->fl.agents[i];
@@ -860,14 +866,15 @@ static json_t *drill_report(struct drill *d, enum ev_verdict v, json_t *reasons,
 		json_array_append_new(sigs, json_string(sc_signal_name(x->signals[i])));
 	json_object_set_new(
 		r, "expect",
-		json_pack("{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I},s:{s:o,s:o}}", "detection", "within_ms",
+		json_pack("{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I,s:I},s:{s:o,s:o}}", "detection", "within_ms",
 			  (json_int_t)x->detection_within_ms, "signals", sigs, "isolation",
 			  x->isolation_set ? json_pack("{s:I}", "within_ms",
 						       (json_int_t)x->isolation_within_ms)
 					   : json_null(),
 			  "recovery", "within_ms", (json_int_t)x->recovery_within_ms,
 			  "throughput_ratio", x->recovery_ratio, "sustain_ms",
-			  (json_int_t)x->recovery_sustain_ms, "integrity", "lost",
+			  (json_int_t)x->recovery_sustain_ms, "window_ms",
+			  (json_int_t)x->recovery_window_ms, "integrity", "lost",
 			  x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
 			  x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
 	json_object_set_new(r, "anomalies", drill_anomalies(d));

@@ -321,8 +321,34 @@ static int cmp_sample(const void *a, const void *b)
  * the workload (the client's summary, or the last event when there is none,
  * e.g. because the workload died). *last_end is the end of the last sample.
  */
-static int find_dips(const json_t *events, double thr, struct dip **out, size_t *nr_out,
-		     double *last_end)
+/*
+ * Each sample's throughput becomes the time-weighted mean of the samples that
+ * end within `window` ms up to it: 100 ms samples of a few dozen messages are
+ * noisy, and one slow sample is not an outage.
+ */
+static void smooth_samples(struct sample *s, size_t n, double window)
+{
+	double *out;
+	size_t i, j;
+
+	if (window <= 0 || n < 2 || !(out = calloc(n, sizeof(*out))))
+		return;
+	for (i = 0; i < n; i++) {
+		double sum = 0, dur = 0;
+
+		for (j = i + 1; j-- > 0 && s[j].end > s[i].end - window;) {
+			sum += s[j].mbps * (s[j].end - s[j].start);
+			dur += s[j].end - s[j].start;
+		}
+		out[i] = dur > 0 ? sum / dur : s[i].mbps;
+	}
+	for (i = 0; i < n; i++)
+		s[i].mbps = out[i];
+	free(out);
+}
+
+static int find_dips(const json_t *events, double thr, double window, struct dip **out,
+		     size_t *nr_out, double *last_end)
 {
 	struct sample *s;
 	struct dip *d;
@@ -356,6 +382,7 @@ static int find_dips(const json_t *events, double thr, struct dip **out, size_t 
 	if (stop == -INFINITY)
 		stop = last_event_ms(events);
 	qsort(s, n, sizeof(*s), cmp_sample);
+	smooth_samples(s, n, window);
 	for (i = 0; i < n; i++) {
 		double iv_i = s[i].end - s[i].start;
 
@@ -394,7 +421,7 @@ static void eval_recovery(const json_t *events, const struct sc_expect *x,
 		return;
 	}
 	thr = x->recovery_ratio * b->throughput_mbps;
-	if (find_dips(events, thr, &d, &nd, &last_end)) {
+	if (find_dips(events, thr, (double)x->recovery_window_ms, &d, &nd, &last_end)) {
 		m->inconclusive = true;
 		snprintf(m->note, sizeof(m->note), "out of memory");
 		return;

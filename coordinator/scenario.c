@@ -1120,7 +1120,8 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 	static const char *const keys[] = {"detection", "isolation", "recovery", "integrity", NULL};
 	static const char *const det_keys[] = {"within", "signals", NULL};
 	static const char *const iso_keys[] = {"within", NULL};
-	static const char *const rec_keys[] = {"within", "throughput_ratio", "sustain", NULL};
+	static const char *const rec_keys[] = {"within", "throughput_ratio", "sustain", "window",
+					       NULL};
 	static const char *const int_keys[] = {"lost", "corrupted", NULL};
 	struct sc_expect *e = &c->sc->expect;
 	yaml_node_t *m, *n;
@@ -1129,6 +1130,7 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 
 	e->recovery_ratio = 0.8;
 	e->recovery_sustain_ms = 2000;
+	e->recovery_window_ms = 1000;
 	e->max_lost = -1;
 	e->max_corrupted = -1;
 	if ((ret = want_map(c, ex, "expect")) || (ret = check_keys(c, ex, "expect", keys)))
@@ -1176,6 +1178,9 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 	}
 	if ((n = map_get(c, m, "sustain")) &&
 	    (ret = get_duration(c, n, "expect.recovery.sustain", &e->recovery_sustain_ms)))
+		return ret;
+	if ((n = map_get(c, m, "window")) &&
+	    (ret = get_duration(c, n, "expect.recovery.window", &e->recovery_window_ms)))
 		return ret;
 
 	if ((m = map_get(c, ex, "integrity"))) {

@@ -79,6 +79,7 @@ struct sc_expect {
 	uint64_t recovery_within_ms;
 	double recovery_ratio;       /* of baseline throughput, default 0.8 */
 	uint64_t recovery_sustain_ms; /* default 2000 */
+	uint64_t recovery_window_ms;  /* throughput smoothing, default 1000; 0: raw samples */
 	int64_t max_lost;            /* -1: not checked */
 	int64_t max_corrupted;       /* -1: not checked */
 };

@@ -4,7 +4,7 @@
 # node-b loses its link for 10 s under an RDMA write stream) in the QEMU
 # Soft-RoCE lab, and says where the report is.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 70
 bash lab/deps.sh || exit 1
 make -s all || exit 1
 scenario=${SCENARIO:-scenarios/link-down.yaml}

@@ -7,7 +7,7 @@
       after the last line of type T2 (or from the start)
   stream_check.py field FILE TYPE FIELD
       FIELD of the last line of TYPE ("" when there is none)
-  stream_check.py verdict CLIENT SERVER CASE [--fault] [--t-down-b S] [--t-up-b S]
+  stream_check.py verdict CLIENT SERVER CASE [--fault rail0|both] [--t-down-b S,S] [--t-up-b S,S]
       the checks of one case: prints "PASS name" / "FAIL name: why" lines and
       "INFO ..." measurements; exit status = number of failures
 
@@ -144,6 +144,37 @@ def cmd_verdict(a):
     if not a.fault:
         v.check("no errors without a fault", csum["errors"] == 0 and not first(cli, "error"))
         return v.failed
+    off = clock_offset(cli, srv)
+    if off is not None:
+        v.info("clock offset node-a - node-b %.3f s (from the connection handshakes)" % (off / 1e9))
+
+    def since(bracket, line):
+        """'lo-hi s' from the command's start and end (node-b clock) to a client line."""
+        if not line or off is None or not bracket:
+            return "?"
+        t = [float(x) * 1e9 + off for x in bracket.split(",") if x]
+        return "%.2f-%.2f s" % ((line["ts_ns"] - t[-1]) / 1e9, (line["ts_ns"] - t[0]) / 1e9)
+
+    if a.fault == "both":
+        st = first(cli, "stall")
+        v.check("stall line when no rail is left", st is not None)
+        v.check("rail_down for both rails",
+                first(cli, "rail_down", rail=0) is not None and first(cli, "rail_down", rail=1) is not None)
+        rest = cli[cli.index(st) + 1:] if st else []
+        v.check("rail_up for both rails after the stall",
+                first(rest, "rail_up", rail=0) is not None and first(rest, "rail_up", rail=1) is not None)
+        resumed = first(rest, "failover")
+        v.check("data resumes after the stall (failover out of the stall)", resumed is not None and
+                any(j["type"] == "interval" and j.get("bytes") for j in rest[rest.index(resumed):]))
+        data = [j for j in cli if j["type"] == "interval" and j.get("bytes")]
+        v.check("back on rail 0 at the end", bool(data) and data[-1].get("rail") == 0)
+        v.check("server duplicates are only re-sends", ssum["duplicated"] <= csum["resent"],
+                "duplicated %d, resent %d" % (ssum["duplicated"], csum["resent"]))
+        v.info("links down -> stall %s (pending %s); links up -> data again %s" %
+               (since(a.t_down_b, st), st.get("pending") if st else "?",
+                since(a.t_up_b, first([j for j in rest if j["type"] == "interval" and j.get("bytes")],
+                                      "interval"))))
+        return v.failed
 
     err = first(cli, "error", rail=0)
     down = first(cli, "rail_down", rail=0)
@@ -168,17 +199,6 @@ def cmd_verdict(a):
     if fo:
         after_fo = after(cli[:cli.index(fb)] if fb else cli, "failover")
         v.info("throughput on rail 1 after failover %.2f MB/s" % mean_mbps(after_fo))
-    off = clock_offset(cli, srv)
-    if off is not None:
-        v.info("clock offset node-a - node-b %.3f s (from the connection handshakes)" % (off / 1e9))
-
-    def since(bracket, line):
-        """'lo-hi s' from the command's start and end (node-b clock) to a client line."""
-        if not line or off is None or not bracket:
-            return "?"
-        t = [float(x) * 1e9 + off for x in bracket.split(",") if x]
-        return "%.2f-%.2f s" % ((line["ts_ns"] - t[-1]) / 1e9, (line["ts_ns"] - t[0]) / 1e9)
-
     if a.t_down_b:
         v.info("link down -> error line %s, -> rail_down %s, -> failover %s (resent %s)" %
                (since(a.t_down_b, err), since(a.t_down_b, down), since(a.t_down_b, fo),
@@ -205,7 +225,7 @@ def main():
     v.add_argument("client")
     v.add_argument("server")
     v.add_argument("case")
-    v.add_argument("--fault", action="store_true")
+    v.add_argument("--fault", choices=["rail0", "both"], help="the fault injected, if any")
     v.add_argument("--t-down-b", help="node-b uptime before,after taking the link down")
     v.add_argument("--t-up-b", help="node-b uptime before,after bringing it up")
     a = p.parse_args()

@@ -5,7 +5,9 @@
 # taken down on the server node for RDMACHAOS_STREAM_DOWN_S seconds (default
 # 10): the client must report IBV_WC_RETRY_EXC_ERR, rail_down, fail over to
 # rail 1 with data continuing, reconnect (rail_up) and fail back, and the
-# server must end with lost 0 and corrupted 0.
+# server must end with lost 0 and corrupted 0. Then both rails go down for
+# RDMACHAOS_STREAM_STALL_S seconds (default 6): the client must report a
+# stall, keep its data, and resume (back on rail 0) once the rails return.
 #
 # Uses the lab that is up when RDMACHAOS_LAB_REUSE=1 (as tests/lab/run.sh
 # does); otherwise boots its own in build/lab-stream-test (ports from 17900)
@@ -23,6 +25,7 @@ check() { python3 "$REPO/tests/stream/stream_check.py" "$@"; }
 # Relative to the repository root, which is also the guests' working directory.
 BIN=${RDMACHAOS_STREAM_BIN:-build/rdmachaos-stream}
 DOWN_S=${RDMACHAOS_STREAM_DOWN_S:-10}
+STALL_S=${RDMACHAOS_STREAM_STALL_S:-6}
 GSHARE=/run/rdmachaos-share # the guests' writable share
 pass=0 fail=0 booted=0
 
@@ -110,11 +113,11 @@ at_least() {
 # The command that sets a link on node-b, with node-b's clock read before and after it.
 link_cmd() { echo "cut -d' ' -f1 /proc/uptime; ip link set $1 $2; cut -d' ' -f1 /proc/uptime"; }
 
-# run_case NAME OP PORT
+# run_case NAME OP PORT FAULT: FAULT is rail0 (failover and failback) or both (a stall)
 run_case() {
-	local name=$1 op=$2 port=$3
+	local name=$1 op=$2 port=$3 fault=$4
 	local cout=$SHARE_A/$SUB/$name.client.out sout=$SHARE_B/$SUB/$name.server.out
-	local t_down="" t_up="" t_left rc
+	local t_down="" t_up="" t_left t_host hold rc
 	local common="--op $op --port $port --msg-size 64KiB --queue-depth 8 --interval-ms 500"
 
 	say "== $name: server on node-b, client on node-a (op=$op)"
@@ -134,18 +137,33 @@ run_case() {
 		# Steady phase: 15 s of data.
 		wait_for 120 "30 intervals with data" at_least 30 "$cout" --type interval --data
 
-		say "$name: rail0 down on node-b for ${DOWN_S}s"
-		# node-b's clock before and after the command: the link went down in between.
-		t_down=$(lab exec node-b -- "$(link_cmd rail0 down)" | tr -d '\r' | grep -E '^[0-9.]+$' | paste -sd,)
-		local t_host=$SECONDS
-		wait_for 60 "failover" has_line "$cout" failover &&
-			wait_for 60 "data on rail 1" at_least 3 "$cout" --type interval --rail 1 --data --after failover
-		t_left=$((DOWN_S - (SECONDS - t_host)))
+		if [ "$fault" = rail0 ]; then
+			say "$name: rail0 down on node-b for ${DOWN_S}s"
+			# node-b's clock before and after the command: the link went down in between.
+			t_down=$(lab exec node-b -- "$(link_cmd rail0 down)" | tr -d '\r' | grep -E '^[0-9.]+$' | paste -sd,)
+			t_host=$SECONDS
+			wait_for 60 "failover" has_line "$cout" failover &&
+				wait_for 60 "data on rail 1" at_least 3 "$cout" --type interval --rail 1 --data --after failover
+		else
+			say "$name: rail0 and rail1 down on node-b for ${STALL_S}s"
+			t_down=$(lab exec node-b -- "$(link_cmd rail0 down; link_cmd rail1 down)" | tr -d '\r' | grep -E '^[0-9.]+$' | paste -sd,)
+			t_host=$SECONDS
+			wait_for 60 "stall" has_line "$cout" stall
+		fi
+		hold=$DOWN_S
+		[ "$fault" = both ] && hold=$STALL_S
+		t_left=$((hold - (SECONDS - t_host)))
 		((t_left > 0)) && sleep "$t_left"
-		say "$name: rail0 up on node-b"
-		t_up=$(lab exec node-b -- "$(link_cmd rail0 up)" | tr -d '\r' | grep -E '^[0-9.]+$' | paste -sd,)
-		wait_for 90 "failback" has_line "$cout" failback &&
-			wait_for 60 "data on rail 0 after failback" at_least 3 "$cout" --type interval --rail 0 --data --after failback
+		if [ "$fault" = rail0 ]; then
+			say "$name: rail0 up on node-b"
+			t_up=$(lab exec node-b -- "$(link_cmd rail0 up)" | tr -d '\r' | grep -E '^[0-9.]+$' | paste -sd,)
+			wait_for 90 "failback" has_line "$cout" failback &&
+				wait_for 60 "data on rail 0 after failback" at_least 3 "$cout" --type interval --rail 0 --data --after failback
+		else
+			say "$name: rail0 and rail1 up on node-b"
+			t_up=$(lab exec node-b -- "$(link_cmd rail0 up; link_cmd rail1 up)" | tr -d '\r' | grep -E '^[0-9.]+$' | paste -sd,)
+			wait_for 90 "data on rail 0 after the stall" at_least 3 "$cout" --type interval --rail 0 --data --after stall
+		fi
 
 		stop_pid node-a "$cpid"
 		wait_for 60 "client summary" has_line "$cout" summary
@@ -157,7 +175,7 @@ run_case() {
 	wait_for 60 "server summary" has_line "$sout" summary
 	spid=""
 
-	check verdict "$cout" "$sout" "$name" --fault ${t_down:+--t-down-b "$t_down"} \
+	check verdict "$cout" "$sout" "$name" --fault "$fault" ${t_down:+--t-down-b "$t_down"} \
 		${t_up:+--t-up-b "$t_up"} | tee "$SHARE_A/$SUB/$name.verdict"
 	rc=${PIPESTATUS[0]}
 	pass=$((pass + $(grep -c '^PASS' "$SHARE_A/$SUB/$name.verdict")))
@@ -174,6 +192,7 @@ run_case() {
 		"$REPO/build/test-runs/stream/" 2>/dev/null
 }
 
-run_case write write 18601
-run_case send send 18602
+run_case write write 18601 rail0
+run_case send send 18602 rail0
+run_case stall write 18603 both
 finish
