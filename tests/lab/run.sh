@@ -99,6 +99,43 @@ drill impossible-recovery scenarios/impossible-recovery.yaml 1 "${common_checks[
 	'.verdict == "fail"' \
 	'.faults[0].recovery.ok == false'
 
+# Ctrl-C in the middle of a fault: the drill must revert it, verify, and say
+# inconclusive (exit 2); the link must really be up again on the node.
+interrupted() {
+	local log=$out/interrupted.log rc pid i ok=0
+	echo "== drill interrupted: SIGINT while rail0 of node-b is down"
+	build/rdmachaos run scenarios/link-down.yaml --lab --out "$out/interrupted" 2>"$log" &
+	pid=$!
+	for ((i = 0; i < 900; i++)); do
+		grep -q 'injected link_down' "$log" && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.2
+	done
+	sleep 1
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+	rc=$?
+	tail -n 5 "$log"
+	[ "$rc" = 2 ] || { echo "interrupted: exit $rc, want 2"; ok=1; }
+	jq -e '.verdict == "inconclusive" and .cleanup.verified == true and
+		(.faults[0].reverted_ms != null)' "$out/interrupted/report.json" >/dev/null ||
+		{ echo "interrupted: report.json does not show a verified revert"; ok=1; }
+	bash lab/lab.sh exec node-b -- cat /sys/class/net/rail0/operstate | grep -qx up ||
+		{ echo "interrupted: rail0 on node-b is not up after the drill"; ok=1; }
+	result drill-interrupted $ok
+}
+interrupted
+
+# Nothing left behind by any drill: every rail up on every node.
+leftover=0
+for node in node-a node-b; do
+	for r in rail0 rail1; do
+		st=$(bash lab/lab.sh exec "$node" -- cat /sys/class/net/$r/operstate)
+		[ "$st" = up ] || { echo "left behind: $node $r is $st"; leftover=1; }
+	done
+done
+result nothing-left-behind $leftover
+
 for d in "$out"/*/; do
 	[ -f "$d/report.md" ] && echo "report: ${d}report.md"
 done
