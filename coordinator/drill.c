@@ -614,7 +614,7 @@ static void drill_progress(struct drill *d, double now)
 	if (d->o->quiet || now - d->last_progress_ms < 5000)
 		return;
 	d->last_progress_ms = now;
-	fprintf(stderr, "  %+8.1fs progress: %.1f of %.0f s, throughput %.1f Mbit/s on rail %d%s\n",
+	fprintf(stderr, "  %+8.1fs progress: %.1f of %.0f s, throughput %.2f MB/s on rail %d%s\n",
 		now / 1000.0, now / 1000.0, d->end_ms / 1000.0, d->last_mbps, d->last_rail,
 		d->baseline_done ? "" : " (steady state)");
 }
@@ -637,7 +637,7 @@ static void drill_timeline(struct drill *d)
 			ev_baseline(d->fl.events, (double)d->sc.warmup_ms, baseline_end,
 				    &d->baseline);
 			d->baseline_done = true;
-			fprintf(stderr, "  %+8.1fs baseline: %.1f Mbit/s, p50 latency %.0f us (%u samples)\n",
+			fprintf(stderr, "  %+8.1fs baseline: %.2f MB/s, p50 latency %.0f us (%u samples)\n",
 				now / 1000.0, d->baseline.throughput_mbps,
 				d->baseline.latency_us_p50, d->baseline.samples);
 			if (!d->baseline.samples || d->baseline.throughput_mbps <= 0) {

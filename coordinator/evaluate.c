@@ -348,13 +348,13 @@ static void smooth_samples(struct sample *s, size_t n, double window)
 }
 
 static int find_dips(const json_t *events, double thr, double window, struct dip **out,
-		     size_t *nr_out, double *last_end)
+		     size_t *nr_out, struct dip **sout, size_t *nr_sout, double *last_end)
 {
 	struct sample *s;
-	struct dip *d;
+	struct dip *d, *sd;
 	double t, iv, stop = -INFINITY;
 	const json_t *e;
-	size_t i, n = 0, nd = 0;
+	size_t i, n = 0, nd = 0, nsd = 0;
 
 	*out = NULL;
 	*nr_out = 0;
@@ -382,23 +382,39 @@ static int find_dips(const json_t *events, double thr, double window, struct dip
 	if (stop == -INFINITY)
 		stop = last_event_ms(events);
 	qsort(s, n, sizeof(*s), cmp_sample);
-	smooth_samples(s, n, window);
+	sd = calloc(2 * n + 2, sizeof(*sd));
+	if (!sd) {
+		free(s);
+		free(d);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		double iv_i = s[i].end - s[i].start;
 
-		if (i && s[i].start - s[i - 1].end > 2 * iv_i)
+		if (i && s[i].start - s[i - 1].end > 2 * iv_i) {
 			d[nd++] = (struct dip){s[i - 1].end, s[i].start};
+			sd[nsd++] = (struct dip){s[i - 1].end, s[i].start};
+		}
 		if (s[i].mbps < thr)
 			d[nd++] = (struct dip){s[i].start, s[i].end};
 	}
 	if (n) {
 		*last_end = s[n - 1].end;
-		if (stop - s[n - 1].end > 2 * (s[n - 1].end - s[n - 1].start))
+		if (stop - s[n - 1].end > 2 * (s[n - 1].end - s[n - 1].start)) {
 			d[nd++] = (struct dip){s[n - 1].end, stop};
+			sd[nsd++] = (struct dip){s[n - 1].end, stop};
+		}
 	}
+	/* the same samples smoothed, for judging whether throughput held */
+	smooth_samples(s, n, window);
+	for (i = 0; i < n; i++)
+		if (s[i].mbps < thr)
+			sd[nsd++] = (struct dip){s[i].start, s[i].end};
 	free(s);
 	*out = d;
 	*nr_out = nd;
+	*sout = sd;
+	*nr_sout = nsd;
 	return 0;
 }
 
@@ -408,10 +424,10 @@ static void eval_recovery(const json_t *events, const struct sc_expect *x,
 {
 	const double inj = f->injected_ms, within = (double)x->recovery_within_ms;
 	const double sustain = (double)x->recovery_sustain_ms, w_end = inj + within;
-	double thr, e = inj, last_end, horizon;
+	double thr, e = inj, last_end, horizon, impact_end;
 	bool impact = false, changed;
-	struct dip *d;
-	size_t nd, i;
+	struct dip *d, *sd;
+	size_t nd, nsd, i;
 
 	snprintf(m->signal, sizeof(m->signal), "throughput");
 	m->threshold_ms = within;
@@ -421,30 +437,39 @@ static void eval_recovery(const json_t *events, const struct sc_expect *x,
 		return;
 	}
 	thr = x->recovery_ratio * b->throughput_mbps;
-	if (find_dips(events, thr, (double)x->recovery_window_ms, &d, &nd, &last_end)) {
+	if (find_dips(events, thr, (double)x->recovery_window_ms, &d, &nd, &sd, &nsd,
+		      &last_end)) {
 		m->inconclusive = true;
 		snprintf(m->note, sizeof(m->note), "out of memory");
 		return;
 	}
-	/* the last dip that overlaps the window [injection, injection + within) */
+	/*
+	 * The impact: the first raw dip after the injection, up to the later of
+	 * the window's end and the revert, plus `sustain` (an effect that shows
+	 * only after a gate of 1 ms has closed still counts).
+	 */
+	impact_end = fmax(w_end, f->reverted_ms > inj ? f->reverted_ms : w_end) + sustain;
 	for (i = 0; i < nd; i++) {
-		if (d[i].end > inj && d[i].start < w_end) {
+		if (d[i].end > inj && d[i].start < impact_end && (!impact || d[i].end < e)) {
 			impact = true;
-			e = fmax(e, d[i].end);
+			e = d[i].end;
 		}
 	}
-	/* then recovery must hold for `sustain`: a dip starting sooner pushes it later */
+	/*
+	 * Then throughput must hold for `sustain`, judged on the smoothed
+	 * samples: a dip that starts sooner pushes recovery to its end.
+	 */
 	do {
 		changed = false;
-		for (i = 0; i < nd; i++) {
-			if (d[i].end > e && d[i].start < e + sustain) {
-				impact = true;
-				e = d[i].end;
+		for (i = 0; impact && i < nsd; i++) {
+			if (sd[i].end > e && sd[i].start < e + sustain) {
+				e = sd[i].end;
 				changed = true;
 			}
 		}
 	} while (changed);
 	free(d);
+	free(sd);
 
 	horizon = fmax(w_end, e + sustain);
 	if (last_end >= horizon) {

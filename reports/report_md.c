@@ -506,7 +506,7 @@ static void md_throughput(FILE *f, const json_t *r)
 
 	fputs("## Throughput\n\n", f);
 	fputs("| Before (baseline) | During faults | After |\n| --- | --- | --- |\n", f);
-	fprintf(f, "| %s Mbit/s | %s Mbit/s | %s Mbit/s |\n\n",
+	fprintf(f, "| %s MB/s | %s MB/s | %s MB/s |\n\n",
 		num(w, "throughput.before_mbps", 1, b[0], sizeof(b[0])),
 		num(w, "throughput.during_mbps", 1, b[1], sizeof(b[1])),
 		num(w, "throughput.after_mbps", 1, b[2], sizeof(b[2])));
@@ -514,7 +514,7 @@ static void md_throughput(FILE *f, const json_t *r)
 		fputs("No baseline was measured.\n\n", f);
 		return;
 	}
-	fprintf(f, "Baseline: %s Mbit/s mean, p50 latency %s µs, over %s samples",
+	fprintf(f, "Baseline: %s MB/s mean, p50 latency %s µs, over %s samples",
 		num(w, "baseline.throughput_mbps", 1, b[0], sizeof(b[0])),
 		num(w, "baseline.latency_us_p50", 0, b[1], sizeof(b[1])),
 		num(w, "baseline.samples", 0, b[2], sizeof(b[2])));

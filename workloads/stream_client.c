@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The client role of rdmachaos-stream: connects every rail, streams numbered
- * messages on the active one, heartbeats the others, and fails over, stalls,
- * reconnects and fails back as rails die and return. One thread, one poll()
- * loop over the cm event channel and each rail's completion channel.
+ * The client role of rdmachaos-stream: streams numbered messages on the
+ * active rail, heartbeats the others, and fails over, stalls and fails back
+ * as rails die and return (stream_rail.c connects and reconnects them). One
+ * thread, one poll() loop over the cm event channel and each rail's
+ * completion channel.
  *
  * Window invariant: the messages not yet completed are exactly the seqs
  * [una, nxt), at most queue_depth of them, all posted on the active rail
@@ -14,7 +15,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,187 +24,13 @@
 #include "common/log.h"
 #include "common/units.h"
 #include "workloads/stream.h"
+#include "workloads/stream_client.h"
 #include "workloads/stream_conn.h"
 #include "workloads/stream_integrity.h"
 #include "workloads/stream_out.h"
 #include "workloads/stream_stats.h"
 
-/* wr_id: a data message's seq, or a heartbeat's seq with this bit set. */
-#define WS_WRID_HB (1ULL << 63)
-/* Per-rail heartbeat buffer, after the data slots. */
-#define WS_HB_SLOT 64
-
-enum ws_rail_state { WS_RAIL_DOWN, WS_RAIL_CONNECTING, WS_RAIL_UP };
-
-struct ws_rail {
-	struct ws_conn c; /* c.pos is the position in --connect */
-	enum ws_rail_state state;
-	struct sockaddr_storage dst;
-	struct sockaddr_storage src;
-	bool has_src;
-	uint64_t raddr; /* op=write: the server's ring */
-	uint32_t rkey;
-	uint32_t rslots;
-	uint64_t next_try_ns; /* DOWN: when to try again */
-	uint64_t deadline_ns; /* CONNECTING: give the attempt up then */
-	uint64_t up_since_ns;
-	bool hb_out;
-	uint64_t hb_last_ns;
-	uint64_t hb_seq;
-	unsigned int failed_attempts; /* since the rail last went down or up */
-	char why[200];		      /* last failure */
-};
-
-struct ws_client {
-	const struct ws_opts *o;
-	struct rdma_event_channel *ech;
-	struct ws_rail rail[WS_MAX_RAILS];
-	int n;
-	int active;	   /* position, -1 while stalled or starting */
-	int last_active;   /* for the failover line after a stall */
-	bool started;	   /* every rail connected once; ready printed */
-	bool failing_back; /* draining the active rail before moving to rail 0 */
-	bool stopping;
-	bool out_gone;
-	uint8_t *buf; /* W slots of msg_size, then WS_HB_SLOT per rail */
-	size_t buflen;
-	uint64_t *post_ns;	    /* per local slot: when its message was last posted */
-	uint64_t una, snd_nxt, nxt; /* oldest not completed, next to post here, next new */
-	uint64_t sent, completed, resent, errors, bytes;
-	uint64_t failovers, failbacks, stalls, heartbeats;
-	struct ws_stats st;
-	uint64_t start_ns;
-};
-
-static void ws_cl_pump(struct ws_client *cl);
-
-static int ws_cl_rail_id(const struct ws_client *cl, int pos)
-{
-	return cl->o->rail_id[pos];
-}
-
-static void ws_cl_emit(struct ws_client *cl, int ret)
-{
-	if (ret)
-		cl->out_gone = true;
-}
-
-/* Records why r's connect attempt (or r) failed; returns -EIO for tail calls. */
-static int ws_cl_why(struct ws_rail *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int ws_cl_why(struct ws_rail *r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->why, sizeof(r->why), fmt, ap);
-	va_end(ap);
-	return -EIO;
-}
-
-/* The attempt in progress on r failed (r->why says why): drop it, retry in WS_RECONNECT_MS. */
-static void ws_cl_drop_attempt(struct ws_client *cl, struct ws_rail *r)
-{
-	/* Say it once per outage; the retries every second would only repeat it. */
-	if (!r->failed_attempts++)
-		rc_info("rail %d (%s): connect failed: %s; retrying every %d ms",
-			ws_cl_rail_id(cl, r->c.pos), cl->o->addr[r->c.pos], r->why,
-			WS_RECONNECT_MS);
-	else
-		rc_dbg("rail %d: connect failed: %s", ws_cl_rail_id(cl, r->c.pos), r->why);
-	ws_conn_teardown(&r->c, false);
-	r->state = WS_RAIL_DOWN;
-	r->next_try_ns = rc_now_ns() + WS_RECONNECT_MS * RC_NSEC_PER_MSEC;
-}
-
-static int ws_cl_connect_start(struct ws_client *cl, struct ws_rail *r, uint64_t now)
-{
-	uint8_t timeout = cl->o->ack_timeout;
-	struct rdma_cm_id *id;
-	int pos = r->c.pos;
-
-	memset(&r->c, 0, sizeof(r->c));
-	r->c.pos = pos;
-	r->state = WS_RAIL_CONNECTING;
-	r->deadline_ns = now + WS_ATTEMPT_MS * RC_NSEC_PER_MSEC;
-	if (rdma_create_id(cl->ech, &id, r, RDMA_PS_TCP))
-		return ws_cl_why(r, "rdma_create_id: %s", strerror(errno));
-	r->c.id = id;
-	/* Must precede the connect: rdma_cm applies it when the QP moves to RTS. */
-	if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_ACK_TIMEOUT, &timeout,
-			    sizeof(timeout)))
-		return ws_cl_why(r, "rdma_set_option(ACK_TIMEOUT %u): %s", timeout,
-				 strerror(errno));
-	if (rdma_resolve_addr(id, r->has_src ? (struct sockaddr *)&r->src : NULL,
-			      (struct sockaddr *)&r->dst, WS_CM_TIMEOUT_MS))
-		return ws_cl_why(r, "rdma_resolve_addr %s: %s", cl->o->addr[pos], strerror(errno));
-	return 0;
-}
-
-static void ws_cl_connect(struct ws_client *cl, struct ws_rail *r, uint64_t now)
-{
-	if (ws_cl_connect_start(cl, r, now))
-		ws_cl_drop_attempt(cl, r);
-}
-
-static int ws_cl_on_route(struct ws_client *cl, struct ws_rail *r)
-{
-	uint32_t w = cl->o->queue_depth;
-	struct ws_conn_caps caps = {.send_wr = w + 2, .recv_wr = 1, .cq_size = w + 4};
-	struct rdma_conn_param param;
-	struct ws_hello hello;
-	int ret;
-
-	ret = ws_conn_setup(&r->c, r->c.id, &caps);
-	if (ret)
-		return ws_cl_why(r, "QP setup: %s", r->c.err);
-	ret = ws_conn_reg(&r->c, &r->c.mr, cl->buf, cl->buflen, IBV_ACCESS_LOCAL_WRITE);
-	if (ret)
-		return ws_cl_why(r, "%s", r->c.err);
-
-	memset(&hello, 0, sizeof(hello));
-	hello.magic = WS_MSG_MAGIC;
-	hello.version = WS_PROTO_VERSION;
-	hello.op = (uint8_t)cl->o->op;
-	hello.rail = (uint8_t)ws_cl_rail_id(cl, r->c.pos);
-	hello.msg_size = cl->o->msg_size;
-	hello.queue_depth = w;
-	ws_hello_swap(&hello);
-	memset(&param, 0, sizeof(param));
-	param.private_data = &hello;
-	param.private_data_len = sizeof(hello);
-	param.retry_count = cl->o->retry_cnt;
-	/* RNR only means the server is behind: wait for it, never fail on it. */
-	param.rnr_retry_count = 7;
-	if (rdma_connect(r->c.id, &param))
-		return ws_cl_why(r, "rdma_connect: %s", strerror(errno));
-	return 0;
-}
-
-static void ws_cl_print_connected(struct ws_client *cl, struct ws_rail *r)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp_attr qa;
-	struct ibv_qp *qp = r->c.id->qp;
-	int to = -1, rc = -1, rnr = -1;
-
-	if (!ibv_query_qp(qp, &qa, IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY, &init)) {
-		to = qa.timeout;
-		rc = qa.retry_cnt;
-		rnr = qa.rnr_retry;
-	}
-	ws_sockaddr_str(rdma_get_local_addr(r->c.id), r->c.local, sizeof(r->c.local));
-	ws_sockaddr_str(rdma_get_peer_addr(r->c.id), r->c.remote, sizeof(r->c.remote));
-	ws_cl_emit(cl, ws_out("connected", "{s:i, s:s, s:s, s:i, s:s, s:i, s:i, s:i}", "rail",
-			      ws_cl_rail_id(cl, r->c.pos), "local", r->c.local, "remote",
-			      r->c.remote, "qp_num", (int)qp->qp_num, "dev",
-			      ibv_get_device_name(r->c.id->verbs->device), "ack_timeout", to,
-			      "retry_cnt", rc, "rnr_retry", rnr));
-}
-
-static void ws_cl_activate(struct ws_client *cl, int pos);
-
-static void ws_cl_start(struct ws_client *cl)
+void ws_cl_start(struct ws_client *cl)
 {
 	json_t *rails = json_array();
 	int i;
@@ -220,44 +46,6 @@ static void ws_cl_start(struct ws_client *cl)
 	cl->active = 0;
 	cl->last_active = 0;
 	rc_info("all %d rail(s) connected; streaming on rail %d", cl->n, ws_cl_rail_id(cl, 0));
-}
-
-static int ws_cl_on_established(struct ws_client *cl, struct ws_rail *r, const struct ws_cm_ev *ev)
-{
-	struct ws_accept acc;
-	int i;
-
-	if (ev->pdata_len < sizeof(acc))
-		return ws_cl_why(r, "the server's accept carries no ring description");
-	memcpy(&acc, ev->pdata, sizeof(acc));
-	ws_accept_swap(&acc);
-	if (acc.magic != WS_MSG_MAGIC || acc.version != WS_PROTO_VERSION || acc.op != cl->o->op)
-		return ws_cl_why(r, "the server's accept is not rdmachaos-stream v%d --op %s",
-				 WS_PROTO_VERSION, ws_op_name(cl->o->op));
-	if (cl->o->op == WS_OP_WRITE && acc.slots < 2 * cl->o->queue_depth)
-		return ws_cl_why(r, "the server's ring has %u slots, fewer than 2 x --queue-depth",
-				 acc.slots);
-	r->raddr = acc.addr;
-	r->rkey = acc.rkey;
-	r->rslots = acc.slots;
-	r->state = WS_RAIL_UP;
-	r->c.established = true;
-	r->up_since_ns = rc_now_ns();
-	r->hb_out = false;
-	r->hb_last_ns = r->up_since_ns;
-	r->failed_attempts = 0;
-	ws_cl_print_connected(cl, r);
-	if (!cl->started) {
-		for (i = 0; i < cl->n; i++)
-			if (cl->rail[i].state != WS_RAIL_UP)
-				return 0;
-		ws_cl_start(cl);
-		return 0;
-	}
-	ws_cl_emit(cl, ws_out("rail_up", "{s:i}", "rail", ws_cl_rail_id(cl, r->c.pos)));
-	if (cl->active < 0)
-		ws_cl_activate(cl, r->c.pos);
-	return 0;
 }
 
 static int ws_cl_post_data(struct ws_client *cl, struct ws_rail *r, uint64_t seq, uint8_t *msg)
@@ -285,8 +73,6 @@ static int ws_cl_post_data(struct ws_client *cl, struct ws_rail *r, uint64_t seq
 	}
 	return -ibv_post_send(r->c.id->qp, &wr, &bad);
 }
-
-static void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason);
 
 /*
  * Posts on the active rail while the window has room: first the re-sends
@@ -332,7 +118,7 @@ static void ws_cl_pump(struct ws_client *cl)
 }
 
 /* Makes pos the active rail after a failure or a stall: everything pending is re-sent there. */
-static void ws_cl_activate(struct ws_client *cl, int pos)
+void ws_cl_activate(struct ws_client *cl, int pos)
 {
 	uint64_t pending = cl->nxt - cl->una;
 
@@ -358,7 +144,7 @@ static int ws_cl_pick(const struct ws_client *cl)
 	return -1;
 }
 
-static void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason)
+void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason)
 {
 	int pos = r->c.pos, next;
 	bool was_active = cl->active == pos;
@@ -409,8 +195,7 @@ static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 	uint64_t seq = wc->wr_id & ~WS_WRID_HB, now, done;
 
 	if (wc->status != IBV_WC_SUCCESS) {
-		/* Error completions carry only wr_id, status, vendor_err, qp_num: the opcode is
-		 * ours. */
+		/* An error completion has no valid opcode: report the one we posted. */
 		ws_cl_emit(cl,
 			   ws_out("error", "{s:i, s:s, s:i, s:s, s:i, s:i, s:s, s:s, s:I}", "rail",
 				  ws_cl_rail_id(cl, c->pos), "wc_status",
@@ -477,65 +262,6 @@ static void ws_cl_heartbeat(struct ws_client *cl, struct ws_rail *r, uint64_t no
 	r->hb_last_ns = now;
 }
 
-static void ws_cl_cm_event(struct ws_client *cl, const struct ws_cm_ev *ev)
-{
-	struct ws_rail *r = ev->id->context;
-	struct ws_reject rej;
-	int ret = 0;
-
-	if (!r || r->c.id != ev->id)
-		return;
-	rc_dbg("rail %d: %s (status %d)", ws_cl_rail_id(cl, r->c.pos), rdma_event_str(ev->type),
-	       ev->status);
-	switch (ev->type) {
-	case RDMA_CM_EVENT_ADDR_RESOLVED:
-		if (rdma_resolve_route(ev->id, WS_CM_TIMEOUT_MS))
-			ret = ws_cl_why(r, "rdma_resolve_route: %s", strerror(errno));
-		break;
-	case RDMA_CM_EVENT_ROUTE_RESOLVED:
-		ret = ws_cl_on_route(cl, r);
-		break;
-	case RDMA_CM_EVENT_ESTABLISHED:
-		ret = ws_cl_on_established(cl, r, ev);
-		break;
-	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
-	case RDMA_CM_EVENT_CONNECT_RESPONSE:
-		break;
-	case RDMA_CM_EVENT_REJECTED:
-		memset(&rej, 0, sizeof(rej));
-		memcpy(&rej, ev->pdata, ev->pdata_len < sizeof(rej) ? ev->pdata_len : sizeof(rej));
-		rej.reason[sizeof(rej.reason) - 1] = '\0';
-		if (le32toh(rej.magic) == WS_MSG_MAGIC)
-			ret = ws_cl_why(r, "the server refused: %s", rej.reason);
-		else
-			ret = ws_cl_why(r, "RDMA_CM_EVENT_REJECTED (status %d%s)", ev->status,
-					ev->status == 28 ? ": nobody listens there" : "");
-		break;
-	default:
-		/* ADDR/ROUTE/CONNECT errors, UNREACHABLE, DISCONNECTED, DEVICE_REMOVAL, ... */
-		ret = ws_cl_why(r, "%s (status %d)", rdma_event_str(ev->type), ev->status);
-		break;
-	}
-	if (!ret)
-		return;
-	if (r->state == WS_RAIL_UP)
-		ws_cl_rail_fail(cl, r, r->why);
-	else if (r->state == WS_RAIL_CONNECTING)
-		ws_cl_drop_attempt(cl, r);
-}
-
-static int ws_cl_cm(struct ws_client *cl)
-{
-	struct ws_cm_ev ev;
-	int ret;
-
-	while ((ret = ws_cm_next(cl->ech, &ev)) > 0)
-		ws_cl_cm_event(cl, &ev);
-	if (ret < 0)
-		rc_err("rdma_get_cm_event: %s", strerror(-ret));
-	return ret;
-}
-
 static void ws_cl_interval(struct ws_client *cl, uint64_t now)
 {
 	struct ws_interval iv;
@@ -556,13 +282,10 @@ static void ws_cl_timers(struct ws_client *cl, uint64_t now)
 
 	for (i = 0; i < cl->n; i++) {
 		r = &cl->rail[i];
-		if (r->state == WS_RAIL_DOWN && now >= r->next_try_ns && !cl->stopping)
-			ws_cl_connect(cl, r, now);
-		else if (r->state == WS_RAIL_CONNECTING && now >= r->deadline_ns) {
-			ws_cl_why(r, "not established within %d ms", WS_ATTEMPT_MS);
-			ws_cl_drop_attempt(cl, r);
-		} else if (r->state == WS_RAIL_UP && cl->started && i != cl->active && !r->hb_out &&
-			   now - r->hb_last_ns >= WS_HEARTBEAT_MS * RC_NSEC_PER_MSEC)
+		if (r->state != WS_RAIL_UP)
+			ws_cl_rail_timer(cl, r, now);
+		else if (cl->started && i != cl->active && !r->hb_out &&
+			 now - r->hb_last_ns >= WS_HEARTBEAT_MS * RC_NSEC_PER_MSEC)
 			ws_cl_heartbeat(cl, r, now);
 	}
 	if (!cl->started || cl->stopping)
@@ -602,26 +325,6 @@ static void ws_cl_summary(struct ws_client *cl)
 		   (json_int_t)cl->heartbeats, "next_seq", (json_int_t)cl->nxt, "outstanding",
 		   (json_int_t)(cl->nxt - cl->una), "drained", cl->una == cl->nxt, "duration_ms",
 		   (json_int_t)(cl->started ? (now - cl->start_ns) / RC_NSEC_PER_MSEC : 0)));
-}
-
-/* Start-up gave up: one rail_down line per missing rail, and the reasons on stderr. */
-static void ws_cl_startup_failed(struct ws_client *cl)
-{
-	struct ws_rail *r;
-	int i;
-
-	for (i = 0; i < cl->n; i++) {
-		r = &cl->rail[i];
-		if (r->state == WS_RAIL_UP)
-			continue;
-		rc_err("rail %d (%s): not connected within %llu ms: %s", ws_cl_rail_id(cl, i),
-		       cl->o->addr[i], (unsigned long long)cl->o->connect_timeout_ms,
-		       r->why[0] ? r->why : "no answer");
-		ws_cl_emit(cl, ws_out("rail_down", "{s:i, s:s, s:b}", "rail", ws_cl_rail_id(cl, i),
-				      "reason", r->why[0] ? r->why : "not connected in time",
-				      "active", 0));
-	}
-	rc_err("every rail must connect at start; giving up");
 }
 
 static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
@@ -674,7 +377,7 @@ static int ws_cl_loop(struct ws_client *cl)
 		ws_cl_connect(cl, &cl->rail[i], now);
 	for (;;) {
 		now = rc_now_ns();
-		if (!cl->started && now >= boot_deadline) {
+		if (!cl->started && (now >= boot_deadline || cl->refused)) {
 			ws_cl_startup_failed(cl);
 			return -ETIMEDOUT;
 		}

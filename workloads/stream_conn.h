@@ -63,6 +63,7 @@ struct ws_accept {
 #define WS_REJECT_REASON_LEN 120
 struct ws_reject {
 	uint32_t magic;
+	uint8_t permanent; /* a configuration mismatch: retrying cannot help */
 	char reason[WS_REJECT_REASON_LEN];
 } __attribute__((packed));
 

@@ -221,18 +221,19 @@ static int ws_srv_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 }
 
 /* Refuses a connect request with a reason the client prints, and destroys its id. */
-static void ws_srv_reject_id(struct rdma_cm_id *id, const char *reason)
+static void ws_srv_reject_id(struct rdma_cm_id *id, bool permanent, const char *reason)
 {
 	struct ws_reject rej;
 
 	memset(&rej, 0, sizeof(rej));
 	rej.magic = htole32(WS_MSG_MAGIC);
+	rej.permanent = permanent;
 	snprintf(rej.reason, sizeof(rej.reason), "%s", reason);
 	rdma_reject(id, &rej, sizeof(rej));
 	rdma_destroy_id(id);
 }
 
-/* The same, said on stderr too. Returns 0 for tail calls. */
+/* A configuration mismatch, refused for good and said on stderr too. Returns 0 for tail calls. */
 static int ws_srv_reject(struct ws_server *s, struct rdma_cm_id *id, int pos, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -245,7 +246,7 @@ static int ws_srv_reject(struct ws_server *s, struct rdma_cm_id *id, int pos, co
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
 	rc_warn("rail %d: refused a connection: %s", ws_srv_rail(s, pos), reason);
-	ws_srv_reject_id(id, reason);
+	ws_srv_reject_id(id, true, reason);
 	return 0;
 }
 
@@ -303,8 +304,10 @@ static int ws_srv_on_request(struct ws_server *s, const struct ws_cm_ev *ev, int
 				     h.queue_depth, s->o->queue_depth);
 
 	sc = calloc(1, sizeof(*sc));
-	if (!sc)
-		return ws_srv_reject(s, ev->id, pos, "server out of memory");
+	if (!sc) {
+		ws_srv_reject_id(ev->id, false, "server out of memory");
+		return 0;
+	}
 	sc->c.pos = pos;
 	sc->nrecv = 2 * s->o->queue_depth;
 	sc->slots = sc->nrecv + s->o->queue_depth;
@@ -373,7 +376,7 @@ refuse:
 		rdma_destroy_qp(sc->c.id);
 	sc->c.id = NULL;
 	ws_srv_free_conn(sc);
-	ws_srv_reject_id(ev->id,
+	ws_srv_reject_id(ev->id, false,
 			 stale ? "request withdrawn" : "server could not set up the connection");
 	return 0;
 }

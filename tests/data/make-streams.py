@@ -18,7 +18,8 @@ import os
 HERE = os.path.dirname(os.path.abspath(__file__))
 IV = 500.0                 # client interval, ms
 FIRST = 12.3               # first sample ends at FIRST + IV
-# `mbps` is Mbit/s (the stream also prints `mbytes_s`): ~8 MB/s is ~64 Mbit/s.
+# `mbps` values here are on their own scale (the evaluator only compares ratios); the real
+# stream prints MB/s. Recovery is the first return to service (docs/SCENARIOS.md).
 BASE_MBPS = [64.8, 63.2, 64.0, 65.6, 62.4]    # mean 64.0
 BASE_LAT = [8000, 8100, 7900, 8050, 7950]     # median 8000
 NODE_OFF = {"node-a": 1_000_000_000_000, "node-b": 2_000_000_000_000}

@@ -55,7 +55,7 @@ if [ "${RDMACHAOS_LAB_REUSE:-0}" != 1 ]; then
 	fi
 	export RDMACHAOS_LAB_NO_AGENT=${RDMACHAOS_LAB_NO_AGENT:-1}
 	say "booting a lab in $RDMACHAOS_LAB_DIR"
-	if ! timeout 400 lab up --nodes 2 --rails 2; then
+	if ! timeout 400 bash "$REPO/lab/lab.sh" up --nodes 2 --rails 2; then
 		lab down >/dev/null 2>&1
 		say "FAIL: lab up"
 		fail=1
@@ -84,7 +84,7 @@ stop_pid() { # node pid
 cleanup() {
 	stop_pid node-a "$cpid"
 	stop_pid node-b "$spid"
-	lab exec node-b -- "ip link set rail0 up" >/dev/null 2>&1
+	lab exec node-b -- "ip link set rail0 up; ip link set rail1 up" >/dev/null 2>&1
 	[ "$booted" = 1 ] && lab down >/dev/null 2>&1
 	rm -rf "${SHARE_A:?}/$SUB" "${SHARE_B:?}/$SUB"
 }

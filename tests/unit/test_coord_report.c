@@ -245,9 +245,9 @@ static void test_full_report(void **state)
 		"(the "
 		"drill ended before the window closed) |");
 	has_line(md, "| 1234 | 1240 | 0 (at most 0) | 6 | 0 (at most 0) |");
-	has_line(md, "| 64.2 Mbit/s | 48.8 Mbit/s | 63.2 Mbit/s |");
+	has_line(md, "| 64.2 MB/s | 48.8 MB/s | 63.2 MB/s |");
 	has_line(md,
-		 "Baseline: 64.2 Mbit/s mean, p50 latency 8000 µs, over 100 samples in 5000-15000 "
+		 "Baseline: 64.2 MB/s mean, p50 latency 8000 µs, over 100 samples in 5000-15000 "
 		 "ms. Workload: rdma_stream node-a → node-b, 65536-byte messages, queue depth 8.");
 	has_line(md, "- 123.0 ms, node-a: agent: slow netlink dump");
 	has_line(md,
@@ -280,7 +280,7 @@ static void test_empty_report(void **state)
 	has_line(md, "Clock offsets: not measured.");
 	has_line(md, "No fault was recorded.");
 	has_line(md, "Nothing was measured.");
-	has_line(md, "| — Mbit/s | — Mbit/s | — Mbit/s |");
+	has_line(md, "| — MB/s | — MB/s | — MB/s |");
 	has_line(md, "No baseline was measured.");
 	has_line(md, "No cleanup was recorded: check the nodes by hand.");
 	free(md);
