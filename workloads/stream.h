@@ -18,6 +18,8 @@
 #define WS_ATTEMPT_MS 3000
 /* The preferred rail must stay up this long before the client fails back to it. */
 #define WS_FAILBACK_MS 1000
+/* A rail with work in flight and no completion for this long (at least) is dead. */
+#define WS_WATCHDOG_MIN_MS 2000
 /* At exit the client waits this long for outstanding completions. */
 #define WS_DRAIN_MS 2000
 /* Longest poll() sleep: timers are checked at least this often. */

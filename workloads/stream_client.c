@@ -71,6 +71,8 @@ static int ws_cl_post_data(struct ws_client *cl, struct ws_rail *r, uint64_t seq
 	} else {
 		wr.opcode = IBV_WR_SEND;
 	}
+	if (cl->una == cl->snd_nxt) /* idle time is not a stall */
+		cl->progress_ns = rc_now_ns();
 	return -ibv_post_send(r->c.id->qp, &wr, &bad);
 }
 
@@ -124,6 +126,7 @@ void ws_cl_activate(struct ws_client *cl, int pos)
 
 	cl->active = pos;
 	cl->snd_nxt = cl->una;
+	cl->progress_ns = rc_now_ns();
 	cl->failovers++;
 	ws_cl_emit(cl, ws_out("failover", "{s:i, s:i, s:I}", "from_rail",
 			      ws_cl_rail_id(cl, cl->last_active), "to_rail", ws_cl_rail_id(cl, pos),
@@ -221,6 +224,7 @@ static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 		return 0;
 	}
 	now = rc_now_ns();
+	cl->progress_ns = now;
 	/* In order on RC, so normally seq == una; anything skipped completed with it. */
 	done = seq + 1 - cl->una;
 	cl->una = seq + 1;
@@ -275,10 +279,59 @@ static void ws_cl_interval(struct ws_client *cl, uint64_t now)
 }
 
 /* Reconnects, heartbeats and fail-back: everything that runs on the clock. */
+/*
+ * A rail whose messages stop completing without any error is as dead as one
+ * that reports RETRY_EXC_ERR: receiver-not-ready is retried forever
+ * (rnr_retry 7), and Soft-RoCE has been seen to sit on a request with
+ * neither progress nor error. After several retry budgets with work in
+ * flight and nothing done, the client gives the rail up like a failed one.
+ */
+static uint64_t ws_cl_watchdog_ns(const struct ws_client *cl)
+{
+	double budget_ms = (cl->o->retry_cnt + 1) * 4.096e-3 * (double)(1ULL << cl->o->ack_timeout);
+	double ms = 4 * budget_ms;
+
+	return (uint64_t)(ms < WS_WATCHDOG_MIN_MS ? WS_WATCHDOG_MIN_MS : ms) * RC_NSEC_PER_MSEC;
+}
+
+static void ws_cl_watchdog(struct ws_client *cl, uint64_t now)
+{
+	uint64_t limit = ws_cl_watchdog_ns(cl);
+	struct ws_rail *r;
+	int i;
+
+	if (cl->active >= 0 && cl->una < cl->snd_nxt && now - cl->progress_ns > limit) {
+		r = &cl->rail[cl->active];
+		ws_cl_emit(cl, ws_out("error", "{s:i, s:s, s:s, s:I, s:s}", "rail",
+				      ws_cl_rail_id(cl, cl->active), "wc_status", "WATCHDOG",
+				      "wc_status_str", "no completion and no error", "in_flight",
+				      (json_int_t)(cl->snd_nxt - cl->una), "kind", "data"));
+		snprintf(r->why, sizeof(r->why), "no completion for %llu ms with %llu in flight",
+			 (unsigned long long)((now - cl->progress_ns) / RC_NSEC_PER_MSEC),
+			 (unsigned long long)(cl->snd_nxt - cl->una));
+		ws_cl_rail_fail(cl, r, r->why);
+	}
+	for (i = 0; i < cl->n; i++) {
+		r = &cl->rail[i];
+		if (i == cl->active || r->state != WS_RAIL_UP || !r->hb_out ||
+		    now - r->hb_last_ns <= limit)
+			continue;
+		ws_cl_emit(cl, ws_out("error", "{s:i, s:s, s:s, s:s}", "rail", ws_cl_rail_id(cl, i),
+				      "wc_status", "WATCHDOG", "wc_status_str",
+				      "heartbeat neither completed nor failed", "kind", "heartbeat"));
+		snprintf(r->why, sizeof(r->why), "heartbeat not completed in %llu ms",
+			 (unsigned long long)((now - r->hb_last_ns) / RC_NSEC_PER_MSEC));
+		ws_cl_rail_fail(cl, r, r->why);
+	}
+}
+
 static void ws_cl_timers(struct ws_client *cl, uint64_t now)
 {
 	struct ws_rail *r;
 	int i, from;
+
+	if (cl->started && !cl->stopping)
+		ws_cl_watchdog(cl, now);
 
 	for (i = 0; i < cl->n; i++) {
 		r = &cl->rail[i];

@@ -62,6 +62,7 @@ struct ws_client {
 	uint64_t failovers, failbacks, stalls, heartbeats;
 	struct ws_stats st;
 	uint64_t start_ns;
+	uint64_t progress_ns; /* last data completion, or when the window last went busy */
 };
 
 static inline int ws_cl_rail_id(const struct ws_client *cl, int pos)
