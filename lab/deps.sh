@@ -13,7 +13,7 @@ BUILD_PKGS=(
 	liburing-dev libcmocka-dev libyaml-dev libjansson-dev libssl-dev
 )
 LAB_PKGS=(
-	qemu-system-x86 busybox-static cpio kmod vde2 iproute2 xz-utils jq
+	qemu-system-x86 busybox-static cpio kmod vde2 iproute2 xz-utils jq python3
 )
 
 missing=()

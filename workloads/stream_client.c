@@ -147,7 +147,14 @@ static int ws_cl_pick(const struct ws_client *cl)
 	return -1;
 }
 
-void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason)
+/*
+ * A rail is lost. With teardown, its QP and resources are destroyed; without
+ * (a hung QP), they are abandoned on purpose: destroying a QP that Soft-RoCE
+ * has stopped serving can block the caller in the kernel, and a workload
+ * that blocks cannot fail over. The leak is one rail's resources, once.
+ */
+static void ws_cl_rail_lost(struct ws_client *cl, struct ws_rail *r, const char *reason,
+			    bool teardown)
 {
 	int pos = r->c.pos, next;
 	bool was_active = cl->active == pos;
@@ -156,7 +163,18 @@ void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason
 	ws_cl_emit(cl, ws_out("rail_down", "{s:i, s:s, s:b}", "rail", ws_cl_rail_id(cl, pos),
 			      "reason", reason, "active", was_active));
 	rc_warn("rail %d (%s) down: %s", ws_cl_rail_id(cl, pos), cl->o->addr[pos], reason);
-	ws_conn_teardown(&r->c, true);
+	if (teardown) {
+		ws_conn_teardown(&r->c, true);
+	} else {
+		rc_warn("rail %d: abandoning its hung QP without destroying it",
+			ws_cl_rail_id(cl, pos));
+		r->c.id = NULL;
+		r->c.pd = NULL;
+		r->c.ch = NULL;
+		r->c.cq = NULL;
+		r->c.mr = r->c.mr_ctl = NULL;
+		r->c.established = false;
+	}
 	r->state = WS_RAIL_DOWN;
 	r->hb_out = false;
 	r->failed_attempts = 0;
@@ -181,6 +199,11 @@ void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason
 			      ws_cl_rail_id(cl, pos), "pending", (json_int_t)(cl->nxt - cl->una)));
 	rc_warn("stall: no healthy rail; %llu message(s) wait",
 		(unsigned long long)(cl->nxt - cl->una));
+}
+
+void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason)
+{
+	ws_cl_rail_lost(cl, r, reason, true);
 }
 
 static const char *ws_cl_wr_opcode(const struct ws_client *cl, bool hb)
@@ -309,7 +332,7 @@ static void ws_cl_watchdog(struct ws_client *cl, uint64_t now)
 		snprintf(r->why, sizeof(r->why), "no completion for %llu ms with %llu in flight",
 			 (unsigned long long)((now - cl->progress_ns) / RC_NSEC_PER_MSEC),
 			 (unsigned long long)(cl->snd_nxt - cl->una));
-		ws_cl_rail_fail(cl, r, r->why);
+		ws_cl_rail_lost(cl, r, r->why, false);
 	}
 	for (i = 0; i < cl->n; i++) {
 		r = &cl->rail[i];
@@ -321,7 +344,7 @@ static void ws_cl_watchdog(struct ws_client *cl, uint64_t now)
 				      "heartbeat neither completed nor failed", "kind", "heartbeat"));
 		snprintf(r->why, sizeof(r->why), "heartbeat not completed in %llu ms",
 			 (unsigned long long)((now - r->hb_last_ns) / RC_NSEC_PER_MSEC));
-		ws_cl_rail_fail(cl, r, r->why);
+		ws_cl_rail_lost(cl, r, r->why, false);
 	}
 }
 

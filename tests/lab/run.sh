@@ -24,7 +24,8 @@ result() { # name rc
 for t in tests/agent/test_*.sh; do
 	[ -f "$t" ] || continue
 	timeout 300 bash "$t"
-	result "$(basename "$t" .sh)" $?
+	rc=$?
+	result "$(basename "$t" .sh)" $rc
 done
 
 if ! command -v qemu-system-x86_64 >/dev/null; then
@@ -53,7 +54,8 @@ export RDMACHAOS_LAB_REUSE=1
 for t in tests/lab/test_*.sh tests/stream/test_*.sh; do
 	[ -f "$t" ] || continue
 	timeout 600 bash "$t"
-	result "$(basename "$t" .sh)" $?
+	rc=$?
+	result "$(basename "$t" .sh)" $rc
 done
 
 # drill NAME SCENARIO EXPECTED_EXIT [jq checks on report.json...]
