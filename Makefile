@@ -36,7 +36,7 @@ SANOBJ   = $(patsubst %.c,$(BUILD)/san/%.o,$(1))
 BINS     := $(BUILD)/rdmachaos $(BUILD)/rdmachaos-agent $(BUILD)/rdmachaos-stream
 TESTS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all deps test unit-test lab-test demo bench clean format check-format fuzz
+.PHONY: all deps test unit-test lab-test stream-lab-test demo bench clean format check-format fuzz
 
 all: $(BINS)
 
@@ -84,6 +84,10 @@ lab-test: all
 	@bash tests/lab/run.sh
 
 test: all unit-test lab-test
+
+# Workload failover on real rxe, alone (see tests/lab/run.sh for why it is apart).
+stream-lab-test: all
+	@bash tests/stream/test_stream_lab.sh
 
 demo: all
 	@bash lab/demo.sh

@@ -51,7 +51,10 @@ cleanup() { [ "$started" = 1 ] && bash lab/lab.sh down; }
 trap cleanup EXIT
 export RDMACHAOS_LAB_REUSE=1
 
-for t in tests/lab/test_*.sh tests/stream/test_*.sh; do
+# tests/stream/test_stream_lab.sh is run by `make stream-lab-test`: after
+# repeated link flaps Soft-RoCE (6.1) has been seen to hang a QP with neither
+# progress nor error, which leaves that lab unusable for what follows.
+for t in tests/lab/test_*.sh; do
 	[ -f "$t" ] || continue
 	timeout 600 bash "$t"
 	rc=$?
@@ -90,17 +93,25 @@ common_checks=(
 	'(.clock.nodes | length) == 2'
 	'(.environment.nodes[0].devices | length) >= 2'
 )
+# Two drills share one boot (as `run --lab` allows), then a fresh lab serves
+# the rest, so a Soft-RoCE hang in one group cannot spoil the other.
+relab() {
+	[ "$started" = 1 ] && bash lab/lab.sh down
+	echo "== booting a fresh lab"
+	timeout 300 bash lab/lab.sh up --nodes 2 --rails 2 || { result lab-up 1; return 1; }
+	started=1
+}
 drill link-down scenarios/link-down.yaml 0 "${common_checks[@]}" \
 	'.verdict == "pass"' \
 	'.faults[0].detection.ok and .faults[0].isolation.ok and .faults[0].recovery.ok' \
 	'.faults[0].target.netdev == "rail0"'
-drill port-flap scenarios/port-flap.yaml 0 "${common_checks[@]}" \
-	'.verdict == "pass"' \
-	'.faults[0].detection.ok and .faults[0].recovery.ok'
 drill impossible-recovery scenarios/impossible-recovery.yaml 1 "${common_checks[@]}" \
 	'.verdict == "fail"' \
 	'.faults[0].recovery.ok == false'
-
+relab
+drill port-flap scenarios/port-flap.yaml 0 "${common_checks[@]}" \
+	'.verdict == "pass"' \
+	'.faults[0].detection.ok and .faults[0].recovery.ok'
 # Ctrl-C in the middle of a fault: the drill must revert it, verify, and say
 # inconclusive (exit 2); the link must really be up again on the node.
 interrupted() {
