@@ -28,7 +28,6 @@ COMMON_SRC := $(wildcard common/*.c)
 COORD_SRC  := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c)) $(wildcard reports/*.c) $(wildcard injectors/*.c)
 AGENT_SRC  := $(filter-out agents/agent_main.c,$(wildcard agents/*.c)) $(wildcard injectors/*.c)
 STREAM_SRC := $(filter-out workloads/stream_main.c,$(wildcard workloads/*.c))
-LIB_SRC    := $(COMMON_SRC) $(COORD_SRC) $(AGENT_SRC) $(STREAM_SRC)
 
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 SANOBJ   = $(patsubst %.c,$(BUILD)/san/%.o,$(1))

@@ -120,8 +120,6 @@ static void drill_print_event(json_t *ev, void *arg)
 			json_string_value(json_object_get(ev, "action")) ?: "?",
 			json_string_value(json_object_get(ev, "netdev")) ?: "");
 	else if (!strcmp(kind, "workload") && type) {
-		char *s = json_dumps(ev, JSON_COMPACT);
-
 		if (!strcmp(type, "error"))
 			fprintf(stderr, "  %+8.1fs %s workload error on rail %lld: %s (vendor_err %lld)\n",
 				t, node, json_integer_value(json_object_get(ev, "rail")),
@@ -142,7 +140,6 @@ static void drill_print_event(json_t *ev, void *arg)
 		else if (!strcmp(type, "stall"))
 			fprintf(stderr, "  %+8.1fs %s workload stalled: no healthy rail (%s)\n", t, node,
 				json_string_value(json_object_get(ev, "reason")) ?: "?");
-		free(s);
 	} else if (!strcmp(kind, "agent"))
 		fprintf(stderr, "  %+8.1fs %s agent: %s\n", t, node,
 			json_string_value(json_object_get(ev, "message")) ?: "?");

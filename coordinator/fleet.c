@@ -159,7 +159,7 @@ static void fleet_drop(struct fl_agent *a, int why)
 }
 
 /* One poll round over every connected agent. */
-static int fleet_poll_once(struct fleet *fl, int timeout_ms)
+int fleet_pump(struct fleet *fl, int timeout_ms)
 {
 	struct pollfd *pfd = calloc(fl->nr_agents ? fl->nr_agents : 1, sizeof(*pfd));
 	unsigned int i;
@@ -206,11 +206,6 @@ out:
 	return ret;
 }
 
-int fleet_pump(struct fleet *fl, int timeout_ms)
-{
-	return fleet_poll_once(fl, timeout_ms);
-}
-
 int fleet_call_many(struct fleet *fl, const bool *who, json_t *req, int timeout_ms,
 		    json_t **results, char (*errs)[256])
 {
@@ -252,7 +247,7 @@ int fleet_call_many(struct fleet *fl, const bool *who, json_t *req, int timeout_
 
 		if (now >= deadline)
 			break;
-		r = fleet_poll_once(fl, (int)((deadline - now) / RC_NSEC_PER_MSEC) + 1);
+		r = fleet_pump(fl, (int)((deadline - now) / RC_NSEC_PER_MSEC) + 1);
 		if (r)
 			return r;
 		waiting = 0;

@@ -20,12 +20,18 @@ result() { # name rc
 	esac
 }
 
+# script TIMEOUT_S FILE: one test script, its exit code as the result
+script() {
+	local rc
+	[ -f "$2" ] || return 0
+	timeout "$1" bash "$2"
+	rc=$?
+	result "$(basename "$2" .sh)" $rc
+}
+
 # Host-only tests first: they need no lab.
 for t in tests/agent/test_*.sh; do
-	[ -f "$t" ] || continue
-	timeout 300 bash "$t"
-	rc=$?
-	result "$(basename "$t" .sh)" $rc
+	script 300 "$t"
 done
 
 if ! command -v qemu-system-x86_64 >/dev/null; then
@@ -55,10 +61,7 @@ export RDMACHAOS_LAB_REUSE=1
 # repeated link flaps Soft-RoCE (6.1) has been seen to hang a QP with neither
 # progress nor error, which leaves that lab unusable for what follows.
 for t in tests/lab/test_*.sh; do
-	[ -f "$t" ] || continue
-	timeout 600 bash "$t"
-	rc=$?
-	result "$(basename "$t" .sh)" $rc
+	script 600 "$t"
 done
 
 # drill NAME SCENARIO EXPECTED_EXIT [jq checks on report.json...]
