@@ -45,9 +45,10 @@ sleep 2
 bash $lab exec node-a -- "$PWD/build/rdmachaos-stream" client --connect "$srv_addr" --op write \
 	--msg-size "$size" --queue-depth "$depth" --duration "${secs}s" >build/bench-stream.jsonl 2>build/bench-stream.err
 bash $lab exec node-b -- pkill -INT -f 'rdmachaos-stream server' >/dev/null 2>&1
-# Skip the first second (connection set-up), then bytes over time.
-ours_mib=$(jq -s '[.[] | select(.type == "interval" and .role == "client")] | .[10:] |
-	((map(.bytes) | add) / ((map(.interval_ms) | add) / 1000) / 1048576)' build/bench-stream.jsonl)
+# lab exec returns stderr with stdout: keep the JSON lines. Skip the first
+# second (connection set-up), then bytes over time.
+ours_mib=$(grep '^{' build/bench-stream.jsonl | jq -s '[.[] | select(.type == "interval" and .role == "client")] | .[10:] |
+	((map(.bytes) | add) / ((map(.interval_ms) | add) / 1000) / 1048576)')
 if [ -z "$ours_mib" ] || [ "$ours_mib" = null ]; then
 	echo "bench: rdmachaos-stream printed no intervals:"
 	cat build/bench-stream.err
