@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The drill engine's state, shared by the engine (drill.c) and the report
+ * assembly (drill_report.c) only.
+ */
+#ifndef RC_DRILL_PRIV_H
+#define RC_DRILL_PRIV_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "coordinator/drill.h"
+#include "coordinator/evaluate.h"
+#include "coordinator/fleet.h"
+#include "coordinator/scenario.h"
+
+struct drill_fault {
+	struct ev_fault ev;
+	bool inject_tried, injected, reverted, revert_verified;
+	char error[256];
+	json_t *inject_result; /* agent's answer */
+	struct ev_fault_result result;
+};
+
+struct drill {
+	const struct drill_opts *o;
+	struct scenario sc;
+	struct fleet fl;
+	json_t *lab;
+	bool lab_started_here;
+	char run_dir[4096];
+	uint64_t started_wall_ns;
+	struct drill_fault faults[SC_MAX_FAULTS];
+	struct ev_baseline baseline;
+	bool baseline_done;
+	bool workload_started[2]; /* server, client */
+	json_t *reasons;   /* extra reasons from the engine (inconclusive causes) */
+	json_t *cleanup;   /* actions */
+	bool cleanup_ok;
+	bool inconclusive;
+	double end_ms;
+	double last_progress_ms;
+	double last_mbps;
+	int last_rail;
+};
+
+/* The report.json document (docs/REPORT.md) of a finished drill. */
+json_t *drill_report(struct drill *d, enum ev_verdict v, json_t *reasons,
+		     const struct ev_integrity *in, uint64_t t0_wall_ns);
+
+#endif

@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Assembles a finished drill's report.json document (docs/REPORT.md) from the
+ * engine's state: environment, clocks, workload figures, each fault's
+ * measurements, anomalies and cleanup. Writers in reports/ render it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/units.h"
+#include "coordinator/drill_priv.h"
+#include "reports/report.h"
+
+static double drill_mean_mbps(const json_t *events, double from, double to)
+{
+	struct ev_baseline b = {0};
+
+	if (to <= from)
+		return NAN;
+	ev_baseline(events, from, to, &b);
+	return b.samples ? b.throughput_mbps : NAN;
+}
+
+static json_t *drill_num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(round(v * 1000) / 1000);
+}
+
+/* Unexpected events: errors and stalls outside every fault's window, agent warnings. */
+static json_t *drill_anomalies(struct drill *d)
+{
+	json_t *out = json_array(), *ev;
+	size_t k;
+
+	json_array_foreach(d->fl.events, k, ev) {
+		const char *kind = json_string_value(json_object_get(ev, "kind")) ?: "";
+		const char *type = json_string_value(json_object_get(ev, "type")) ?: "";
+		double t = json_real_value(json_object_get(ev, "t_ms"));
+		bool notable = (!strcmp(kind, "workload") &&
+				(!strcmp(type, "error") || !strcmp(type, "stall") ||
+				 !strcmp(type, "rail_down"))) ||
+			       !strcmp(kind, "async") || !strcmp(kind, "agent");
+		bool explained = false;
+		unsigned int i;
+		char *s;
+
+		if (!notable)
+			continue;
+		for (i = 0; i < d->sc.nr_faults; i++) {
+			const struct drill_fault *f = &d->faults[i];
+			double end = f->ev.reverted_ms > 0 ? f->ev.reverted_ms : d->end_ms;
+
+			if (f->injected && t >= f->ev.injected_ms &&
+			    t <= end + (double)d->sc.expect.recovery_within_ms)
+				explained = true;
+		}
+		if (explained && strcmp(kind, "agent"))
+			continue;
+		s = json_dumps(ev, JSON_COMPACT);
+		json_array_append_new(out, json_pack("{s:f,s:s,s:s}", "t_ms", t, "node",
+						     json_string_value(json_object_get(ev, "node")) ?: "?",
+						     "what", s ? s : kind));
+		free(s);
+	}
+	return out;
+}
+
+static json_t *drill_environment(struct drill *d)
+{
+	json_t *env = json_object(), *nodes = json_array();
+	unsigned int i;
+
+	if (d->lab)
+		json_object_set_new(env, "lab",
+				    json_pack("{s:i,s:O,s:O}", "nodes",
+					      (int)json_array_size(json_object_get(d->lab, "nodes")),
+					      "rails", json_object_get(d->lab, "rails") ?: json_null(),
+					      "accel", json_object_get(d->lab, "accel") ?: json_null()));
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		struct fl_agent *a = &d->fl.agents[i];
+		json_t *n = a->inventory ? json_deep_copy(a->inventory) : json_object();
+
+		json_object_set_new(n, "name", json_string(a->name));
+		json_object_set_new(n, "agent", json_string(a->addr));
+		if (a->control_if[0])
+			json_object_set_new(n, "control_if", json_string(a->control_if));
+		json_array_append_new(nodes, n);
+	}
+	json_object_set_new(env, "nodes", nodes);
+	return env;
+}
+
+static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reasons,
+				const struct ev_integrity *in)
+{
+	const struct sc_workload *w = &d->sc.workload;
+	const struct sc_expect *x = &d->sc.expect;
+	json_t *r = json_object(), *clock = json_array(), *faults = json_array(), *rails, *sigs;
+	double first_inj = -1, last_rev = -1;
+	char ts[64];
+	unsigned int i;
+
+	json_object_set_new(r, "schema", json_string(REPORT_SCHEMA));
+	json_object_set_new(r, "tool_version", json_string(RC_VERSION));
+	json_object_set_new(r, "scenario",
+			    json_pack("{s:s,s:s,s:s,s:s,s:s}", "name", d->sc.name, "file",
+				      d->sc.file, "sha256", d->sc.sha256, "description",
+				      d->sc.description, "owner", d->sc.owner));
+	rc_format_utc(d->started_wall_ns, ts, sizeof(ts));
+	json_object_set_new(r, "started_at", json_string(ts));
+	rc_format_utc(rc_wall_ns(), ts, sizeof(ts));
+	json_object_set_new(r, "finished_at", json_string(ts));
+	json_object_set_new(r, "verdict", json_string(ev_verdict_name(v)));
+	json_object_set_new(r, "exit_code", json_integer(ev_verdict_exit_code(v)));
+	json_object_set_new(r, "reasons", json_incref(reasons));
+	json_object_set_new(r, "seed", json_integer((json_int_t)(d->o->have_seed ? d->o->seed : 1)));
+	json_object_set_new(r, "environment", drill_environment(d));
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		const struct fl_agent *a = &d->fl.agents[i];
+
+		if (!a->clock_known)
+			continue;
+		json_array_append_new(
+			clock, json_pack("{s:s,s:f,s:f,s:f,s:i}", "name", a->name, "offset_us",
+					 a->clock.offset_ns / 1e3, "uncertainty_us",
+					 a->clock.uncertainty_ns / 1e3, "rtt_us", a->clock.rtt_ns / 1e3,
+					 "samples", (int)a->clock.samples));
+	}
+	json_object_set_new(r, "clock", json_pack("{s:o}", "nodes", clock));
+
+	rails = json_array();
+	for (i = 0; i < w->nr_rails; i++)
+		json_array_append_new(rails, json_integer(w->rails[i]));
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct drill_fault *f = &d->faults[i];
+
+		if (f->injected && (first_inj < 0 || f->ev.injected_ms < first_inj))
+			first_inj = f->ev.injected_ms;
+		if (f->reverted && f->ev.reverted_ms > last_rev)
+			last_rev = f->ev.reverted_ms;
+	}
+	json_object_set_new(
+		r, "workload",
+		json_pack("{s:s,s:s,s:s,s:s,s:I,s:i,s:o,s:{s:i,s:i},s:{s:o,s:o,s:i,s:[f,f]},"
+			  "s:{s:o,s:o,s:o},s:o}",
+			  "kind", w->kind, "from", w->from, "to", w->to, "op",
+			  w->op == SC_OP_WRITE ? "write" : "send", "msg_size", (json_int_t)w->msg_size,
+			  "queue_depth", (int)w->queue_depth, "rails", rails, "qp", "timeout",
+			  (int)w->qp_timeout, "retry_cnt", (int)w->qp_retry_cnt, "baseline",
+			  "throughput_mbps",
+			  drill_num_or_null(d->baseline.samples ? d->baseline.throughput_mbps : NAN),
+			  "latency_us_p50",
+			  drill_num_or_null(d->baseline.samples ? d->baseline.latency_us_p50 : NAN),
+			  "samples", (int)d->baseline.samples, "window_ms", (double)d->sc.warmup_ms,
+			  (double)(d->sc.warmup_ms + d->sc.baseline_ms), "throughput", "before_mbps",
+			  drill_num_or_null(d->baseline.samples ? d->baseline.throughput_mbps : NAN),
+			  "during_mbps",
+			  drill_num_or_null(first_inj >= 0 ? drill_mean_mbps(d->fl.events, first_inj,
+									    last_rev > 0 ? last_rev
+											 : d->end_ms)
+							   : NAN),
+			  "after_mbps",
+			  drill_num_or_null(last_rev > 0 ? drill_mean_mbps(d->fl.events,
+									   last_rev + 2000, d->end_ms)
+						       : NAN),
+			  "integrity",
+			  in->known ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "sent", (json_int_t)in->sent,
+						"received", (json_int_t)in->received, "lost",
+						(json_int_t)in->lost, "duplicated",
+						(json_int_t)in->duplicated, "corrupted",
+						(json_int_t)in->corrupted)
+				    : json_null()));
+
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct drill_fault *f = &d->faults[i];
+		const struct sc_fault *sf = f->ev.decl;
+		json_t *fj, *tgt = json_pack("{s:s}", "node", sf->target.node);
+
+		if (sf->target.rail >= 0)
+			json_object_set_new(tgt, "rail", json_integer(sf->target.rail));
+		if (f->ev.netdev[0])
+			json_object_set_new(tgt, "netdev", json_string(f->ev.netdev));
+		if (f->ev.device[0])
+			json_object_set_new(tgt, "device", json_string(f->ev.device));
+		fj = json_pack("{s:s,s:s,s:o,s:O,s:I,s:I}", "id", sf->name, "injector", sf->injector,
+			       "target", tgt, "params", sf->params ? sf->params : json_null(), "at_ms",
+			       (json_int_t)sf->at_ms, "duration_ms", (json_int_t)sf->duration_ms);
+		if (f->injected) {
+			json_object_set_new(fj, "injected_ms", json_real(f->ev.injected_ms));
+			json_object_set_new(fj, "prior",
+					    json_incref(json_object_get(f->inject_result, "prior")));
+		} else {
+			json_object_set_new(fj, "injected_ms", json_null());
+			json_object_set_new(fj, "error", json_string(f->error));
+		}
+		json_object_set_new(fj, "reverted_ms",
+				    f->reverted ? json_real(f->ev.reverted_ms) : json_null());
+		json_object_set_new(fj, "detection", ev_measure_json(&f->result.detection));
+		if (f->result.isolation_checked)
+			json_object_set_new(fj, "isolation", ev_measure_json(&f->result.isolation));
+		json_object_set_new(fj, "recovery", ev_measure_json(&f->result.recovery));
+		json_object_set_new(fj, "verdict",
+				    json_string(!f->injected ? "inconclusive"
+						: f->result.ok	 ? "pass"
+								 : "fail"));
+		json_array_append_new(faults, fj);
+	}
+	json_object_set_new(r, "faults", faults);
+
+	sigs = json_array();
+	for (i = 0; i < x->nr_signals; i++)
+		json_array_append_new(sigs, json_string(sc_signal_name(x->signals[i])));
+	json_object_set_new(
+		r, "expect",
+		json_pack("{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I,s:I},s:{s:o,s:o}}", "detection", "within_ms",
+			  (json_int_t)x->detection_within_ms, "signals", sigs, "isolation",
+			  x->isolation_set ? json_pack("{s:I}", "within_ms",
+						       (json_int_t)x->isolation_within_ms)
+					   : json_null(),
+			  "recovery", "within_ms", (json_int_t)x->recovery_within_ms,
+			  "throughput_ratio", x->recovery_ratio, "sustain_ms",
+			  (json_int_t)x->recovery_sustain_ms, "window_ms",
+			  (json_int_t)x->recovery_window_ms, "integrity", "lost",
+			  x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
+			  x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
+	json_object_set_new(r, "anomalies", drill_anomalies(d));
+	json_object_set_new(r, "cleanup", json_pack("{s:b,s:O}", "verified", d->cleanup_ok,
+						    "actions", d->cleanup));
+	json_object_set_new(r, "events", json_pack("{s:s,s:i}", "file", "events.jsonl", "count",
+						   (int)json_array_size(d->fl.events)));
+	return r;
+}
+
+/* Injection wall times for the report: t0 on the wall clock plus the offset. */
+static void drill_wall_times(struct drill *d, json_t *report, uint64_t t0_wall_ns)
+{
+	json_t *f;
+	size_t i;
+	char ts[64];
+
+	json_array_foreach(json_object_get(report, "faults"), i, f) {
+		json_t *inj = json_object_get(f, "injected_ms"), *rev = json_object_get(f, "reverted_ms");
+
+		if (json_is_number(inj)) {
+			rc_format_utc(t0_wall_ns + (uint64_t)(json_number_value(inj) * 1e6), ts,
+				      sizeof(ts));
+			json_object_set_new(f, "injected_at", json_string(ts));
+		}
+		if (json_is_number(rev)) {
+			rc_format_utc(t0_wall_ns + (uint64_t)(json_number_value(rev) * 1e6), ts,
+				      sizeof(ts));
+			json_object_set_new(f, "reverted_at", json_string(ts));
+		}
+	}
+}
+
+json_t *drill_report(struct drill *d, enum ev_verdict v, json_t *reasons,
+		     const struct ev_integrity *in, uint64_t t0_wall_ns)
+{
+	json_t *r = drill_report_doc(d, v, reasons, in);
+
+	drill_wall_times(d, r, t0_wall_ns);
+	return r;
+}
