@@ -153,7 +153,7 @@ static void test_link_down_file(void **state)
 	assert_int_equal(sc.workload.nr_rails, 2);
 	assert_int_equal(sc.workload.rails[0], 0);
 	assert_int_equal(sc.workload.rails[1], 1);
-	assert_int_equal(sc.workload.qp_timeout, 14);
+	assert_int_equal(sc.workload.qp_timeout, 16);
 	assert_int_equal(sc.workload.qp_retry_cnt, 6);
 	assert_int_equal(sc.workload.interval_ms, 100);
 	assert_int_equal(sc.warmup_ms, 5000);
@@ -199,12 +199,12 @@ static void test_port_flap_file(void **state)
 	assert_int_equal(sc.nr_faults, 1);
 	assert_string_equal(sc.faults[0].injector, "port_flap");
 	assert_int_equal(sc.faults[0].at_ms, 20000);
-	/* count x (down + up): 3 x (2 s + 3 s) */
-	assert_int_equal(sc.faults[0].duration_ms, 15000);
+	/* count x (down + up): 3 x (4 s + 4 s) */
+	assert_int_equal(sc.faults[0].duration_ms, 24000);
 	params = json_dumps(sc.faults[0].params, JSON_COMPACT);
 	/* no seed written: it comes from the run's --seed */
 	assert_string_equal(params,
-			    "{\"count\":3,\"down_ms\":2000,\"up_ms\":3000,\"jitter_ms\":300}");
+			    "{\"count\":3,\"down_ms\":4000,\"up_ms\":4000,\"jitter_ms\":300}");
 	free(params);
 	assert_int_equal(sc.expect.recovery_within_ms, 30000);
 	assert_true(sc.expect.recovery_ratio == 0.7);
