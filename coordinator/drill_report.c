@@ -38,9 +38,11 @@ static json_t *drill_anomalies(struct drill *d)
 		const char *kind = json_string_value(json_object_get(ev, "kind")) ?: "";
 		const char *type = json_string_value(json_object_get(ev, "type")) ?: "";
 		double t = json_real_value(json_object_get(ev, "t_ms"));
+		const char *role = json_string_value(json_object_get(ev, "role")) ?: "";
+		/* a server's rail_down only echoes the client's reconnect or stop */
 		bool notable = (!strcmp(kind, "workload") &&
 				(!strcmp(type, "error") || !strcmp(type, "stall") ||
-				 !strcmp(type, "rail_down"))) ||
+				 (!strcmp(type, "rail_down") && strcmp(role, "server")))) ||
 			       !strcmp(kind, "async") || !strcmp(kind, "agent");
 		bool explained = false;
 		unsigned int i;
