@@ -64,8 +64,9 @@ for t in tests/lab/test_*.sh; do
 	script 600 "$t"
 done
 
-# Drills share one boot (as `run --lab` allows) in groups; a fresh lab serves
-# the next group, so a Soft-RoCE hang in one cannot spoil the others.
+# Each drill gets a fresh lab (`run --lab` uses the lab that is up): a
+# Soft-RoCE hang in one drill can leave a workload stuck in the kernel, and
+# must not spoil the next.
 relab() {
 	[ "$started" = 1 ] && bash lab/lab.sh down
 	echo "== booting a fresh lab"
@@ -83,8 +84,9 @@ drill() {
 	# Soft-RoCE 6.1 sometimes loses a QP's error completion and hangs it; the
 	# workload's watchdog says so (wc_status WATCHDOG). That is the lab's RDMA
 	# stack failing, not the drill's verdict: one retry on a fresh lab, loudly.
-	if [ "$rc" != "$want" ] && grep -q '"wc_status":"WATCHDOG"' "$out/$name/events.jsonl" 2>/dev/null; then
-		echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG) in the events;" \
+	if [ "$rc" != "$want" ] &&
+		grep -qE '"wc_status":"WATCHDOG"|ignored SIGINT' "$out/$name/events.jsonl" 2>/dev/null; then
+		echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG, or a workload stuck at stop) in the events;" \
 			"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
 		rm -rf "$out/$name.attempt1"
 		mv "$out/$name" "$out/$name.attempt1"
@@ -122,6 +124,7 @@ drill link-down scenarios/link-down.yaml 0 "${common_checks[@]}" \
 	'.verdict == "pass"' \
 	'.faults[0].detection.ok and .faults[0].isolation.ok and .faults[0].recovery.ok' \
 	'.faults[0].target.netdev == "rail0"'
+relab
 drill impossible-recovery scenarios/impossible-recovery.yaml 1 "${common_checks[@]}" \
 	'.verdict == "fail"' \
 	'.faults[0].recovery.ok == false'
