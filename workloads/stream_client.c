@@ -168,6 +168,7 @@ static void ws_cl_rail_lost(struct ws_client *cl, struct ws_rail *r, const char 
 	} else {
 		rc_warn("rail %d: abandoning its hung QP without destroying it",
 			ws_cl_rail_id(cl, pos));
+		ws_conn_force_error(&r->c);
 		r->c.id = NULL;
 		r->c.pd = NULL;
 		r->c.ch = NULL;
@@ -339,9 +340,10 @@ static void ws_cl_watchdog(struct ws_client *cl, uint64_t now)
 		if (i == cl->active || r->state != WS_RAIL_UP || !r->hb_out ||
 		    now - r->hb_last_ns <= limit)
 			continue;
-		ws_cl_emit(cl, ws_out("error", "{s:i, s:s, s:s, s:s}", "rail", ws_cl_rail_id(cl, i),
-				      "wc_status", "WATCHDOG", "wc_status_str",
-				      "heartbeat neither completed nor failed", "kind", "heartbeat"));
+		ws_cl_emit(cl,
+			   ws_out("error", "{s:i, s:s, s:s, s:s}", "rail", ws_cl_rail_id(cl, i),
+				  "wc_status", "WATCHDOG", "wc_status_str",
+				  "heartbeat neither completed nor failed", "kind", "heartbeat"));
 		snprintf(r->why, sizeof(r->why), "heartbeat not completed in %llu ms",
 			 (unsigned long long)((now - r->hb_last_ns) / RC_NSEC_PER_MSEC));
 		ws_cl_rail_lost(cl, r, r->why, false);

@@ -171,6 +171,24 @@ int ws_conn_reg(struct ws_conn *c, struct ibv_mr **mr, void *buf, size_t len, in
 	return 0;
 }
 
+/*
+ * Moving a QP to the error state is the one verb that must not wait for the
+ * peer: the provider flushes what is queued with IBV_WC_WR_FLUSH_ERR. A QP
+ * that neither completed nor failed may then still be destroyable when the
+ * process exits, instead of sitting on its work requests in the kernel.
+ */
+void ws_conn_force_error(struct ws_conn *c)
+{
+	struct ibv_qp_attr attr = {.qp_state = IBV_QPS_ERR};
+	int ret;
+
+	if (!c->id || !c->id->qp)
+		return;
+	ret = ibv_modify_qp(c->id->qp, &attr, IBV_QP_STATE);
+	if (ret)
+		rc_warn("QP %u: move to error state: %s", c->id->qp->qp_num, strerror(ret));
+}
+
 void ws_conn_teardown(struct ws_conn *c, bool disconnect)
 {
 	if (c->id && disconnect && c->established)

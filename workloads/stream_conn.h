@@ -95,6 +95,8 @@ int ws_conn_reg(struct ws_conn *c, struct ibv_mr **mr, void *buf, size_t len, in
  * when disconnect is set). Idempotent. The caller must have acked every cm
  * event of this id, or rdma_destroy_id blocks.
  */
+/* Flush a hung QP's work requests; the QP is not destroyed. */
+void ws_conn_force_error(struct ws_conn *c);
 void ws_conn_teardown(struct ws_conn *c, bool disconnect);
 
 /*
