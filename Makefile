@@ -3,13 +3,14 @@
 #
 #   make          build/rdmachaos, build/rdmachaos-agent, build/rdmachaos-stream
 #   make deps     install what is missing from Debian's packages
-#   make test     unit tests (ASan+UBSan) and lab integration tests
+#   make test     unit tests (ASan+UBSan), fuzz smoke (tests/fuzz) and lab integration tests
+#   make fuzz     libFuzzer harnesses, FUZZ_SECONDS (60) each
 #   make demo     boot the lab, run the default drill, print where the report is
 #   make bench    workload bandwidth against ib_write_bw on the same lab link
 
 CC       ?= gcc
 BUILD    ?= build
-PKGS     := libibverbs librdmacm libnl-3.0 libnl-route-3.0 liburing yaml-0.1 jansson libcrypto
+PKGS     := libibverbs librdmacm libnl-3.0 libnl-route-3.0 liburing yaml-0.1 jansson libssl libcrypto
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -35,7 +36,7 @@ SANOBJ   = $(patsubst %.c,$(BUILD)/san/%.o,$(1))
 BINS     := $(BUILD)/rdmachaos $(BUILD)/rdmachaos-agent $(BUILD)/rdmachaos-stream
 TESTS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
-.PHONY: all deps test unit-test lab-test stream-lab-test demo bench clean format check-format fuzz
+.PHONY: all deps test unit-test lab-test stream-lab-test demo bench clean format check-format fuzz fuzz-smoke
 
 all: $(BINS)
 
@@ -73,6 +74,38 @@ $(BUILD)/tests/%: $(BUILD)/san/tests/unit/%.o $$(call SANOBJ,$$(TEST_LIB_$$(call
 		$(foreach s,$(shell cat tests/unit/$*.wrap 2>/dev/null),-Wl,--wrap=$(s)) \
 		$(LDLIBS) -lcmocka
 
+# libFuzzer harnesses (tests/fuzz/fuzz_<name>.c), built with clang, each linking
+# FUZZ_LIB_<name> and faking what tests/fuzz/fuzz_<name>.wrap lists. `make fuzz`
+# fuzzes each for FUZZ_SECONDS on a scratch copy of tests/fuzz/corpus/<name>/,
+# `make fuzz-smoke` (part of `make test`) for FUZZ_SMOKE_SECONDS; both first
+# replay every file in tests/fuzz/regress/<name>/ (see tests/fuzz/README.md).
+FUZZ_CC            ?= clang
+FUZZ_SECONDS       ?= 60
+FUZZ_SMOKE_SECONDS ?= 10
+FUZZ_SAN           := -fsanitize=address,undefined -fno-omit-frame-pointer \
+                      -fno-sanitize-recover=undefined
+FUZZERS            := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZOBJ             = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
+FUZZ_LIB_scenario  := $(COMMON_SRC) $(COORD_SRC)
+FUZZ_LIB_proto     := $(COMMON_SRC)
+FUZZ_LIB_agent_req := $(COMMON_SRC) $(AGENT_SRC)
+
+# clang, unlike gcc, warns about the {NULL} that ends a table.
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard */*.h) injectors/injectors.def
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -O1 -Wno-missing-field-initializers \
+		-c -o $@ $<
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $$(call FUZZOBJ,$$(FUZZ_LIB_$$*))
+	$(FUZZ_CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ \
+		$(foreach s,$(shell cat tests/fuzz/fuzz_$*.wrap 2>/dev/null),-Wl,--wrap=$(s)) $(LDLIBS)
+
+fuzz: $(FUZZERS)
+	@bash tests/fuzz/run.sh $(FUZZ_SECONDS) $(BUILD) $(FUZZERS)
+
+fuzz-smoke: $(FUZZERS)
+	@bash tests/fuzz/run.sh $(FUZZ_SMOKE_SECONDS) $(BUILD) $(FUZZERS)
+
 deps:
 	@bash lab/deps.sh
 
@@ -82,7 +115,7 @@ unit-test: $(TESTS)
 lab-test: all
 	@bash tests/lab/run.sh
 
-test: all unit-test lab-test
+test: all unit-test fuzz-smoke lab-test
 
 # Workload failover on real rxe, alone (see tests/lab/run.sh for why it is apart).
 stream-lab-test: all
@@ -95,7 +128,7 @@ bench: all
 	@bash bench/run.sh
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BINS)
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BUILD)/fuzz $(BINS)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -10,9 +10,13 @@
  *   agent_opts.c       command line
  *   agent_server.c     listening socket, coordinator connections, event fan-out
  *   agent_req.c        request checking and dispatch (docs/PROTOCOL.md)
- *   agent_faults.c     inject / revert / revert_all / faults, fault timers
+ *   agent_faults.c     inject / revert / revert_all / faults / renew, fault timers,
+ *                      leases, replay of the journal at start-up
+ *   agent_journal.c    crash-safe revert journal (--state-dir)
  *   agent_target.c     a request's target to a netdev; rail map
- *   agent_policy.c     which netdevs may be faulted
+ *   agent_policy.c     which faults may be injected (injectors, netdevs, caps)
+ *   agent_config.c     the policy file (--config, /etc/rdmachaos/agent.yaml)
+ *   agent_audit.c      the audit log: a JSON line per answered request
  *   agent_inventory.c  inventory
  *   agent_link.c       rtnetlink observer (`link` events)
  *   agent_verbs.c      verbs async-event observer (`port`, `async` events)
@@ -29,6 +33,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "agents/agent_audit.h"
+#include "agents/agent_journal.h"
 #include "agents/agent_list.h"
 #include "agents/agent_loop.h"
 #include "agents/agent_policy.h"
@@ -38,6 +44,8 @@
 
 #define AGENT_NAME_LEN 64
 #define AGENT_MAX_RAILS 64
+#define AGENT_MAX_PEERS 8
+#define AGENT_TLS_HANDSHAKE_MS 10000
 #define AGENT_PROTO 1
 
 struct agent_opts {
@@ -50,6 +58,14 @@ struct agent_opts {
 	char rails[AGENT_MAX_RAILS][IF_NAMESIZE]; /* index: rail */
 	unsigned int nr_rails;			  /* 0: railN is rail N */
 	char log_file[4096];
+	char tls_dir[4096]; /* --tls-dir: ca.crt, NAME.crt, NAME.key */
+	char tls_cert[4096], tls_key[4096], tls_ca[4096]; /* each wins over the dir's */
+	char allow_peer[AGENT_MAX_PEERS][AGENT_NAME_LEN]; /* none given: "coordinator" */
+	unsigned int nr_allow_peer;
+	bool insecure_plaintext; /* no TLS: refused unless --listen is loopback */
+	char config[4096];	 /* --config; "": AGENT_CONFIG_DEFAULT if it exists */
+	char audit_log[4096];	 /* --audit-log; "": AGENT_AUDIT_DEFAULT, "none": no log */
+	char state_dir[AGENT_JOURNAL_PATH_LEN]; /* the journal's; "" (tests): no journal */
 	bool verbose;
 };
 
@@ -58,8 +74,11 @@ struct agent_client {
 	struct agent *a;
 	struct rc_conn conn;
 	struct agent_poll rd, wr;
-	struct agent_list node;	  /* on a->clients while open */
-	char ifname[IF_NAMESIZE]; /* the local interface carrying it, "" if unknown */
+	struct agent_timer tls_timer; /* the TLS handshake's deadline, pending until it is done */
+	struct agent_list node;	      /* on a->clients while open */
+	char ifname[IF_NAMESIZE];     /* the local interface carrying it, "" if unknown */
+	char peer_id[256];	      /* the peer's TLS identity, for the audit log; "" if none */
+	uint64_t serial;	      /* this agent's connection number, from 1 */
 	bool subscribed;
 	bool closing;
 	int refs; /* open + each poll not yet idle + each deferred response */
@@ -67,23 +86,28 @@ struct agent_client {
 
 struct agent_link;
 struct agent_verbs;
+struct rc_tls_ctx;
 struct agent_counters;
 
 struct agent {
 	struct agent_opts opts;
 	struct agent_loop loop;
 	struct agent_policy policy;
+	struct agent_audit audit;
 	struct agent_list clients;
 	struct agent_list faults;
 	struct agent_list workloads;
+	uint64_t last_serial; /* of the latest coordinator connection */
 	int listen_fd;
 	struct agent_poll listen_poll;
+	struct rc_tls_ctx *tls; /* coordinator connections; NULL with --insecure-plaintext */
 	int sig_fd;
 	struct agent_poll sig_poll;
 	struct agent_link *link;
 	struct agent_verbs *verbs;
 	struct agent_counters *counters;
 	struct inj_env inj_env;
+	struct agent_journal journal;
 	char exe_dir[4096]; /* where rdmachaos-stream is looked for */
 };
 
@@ -124,6 +148,13 @@ typedef int (*agent_op_fn)(struct agent *a, struct agent_client *cl, json_int_t 
 json_t *agent_request(struct agent *a, struct agent_client *cl, uint16_t type, const json_t *msg);
 json_t *agent_response_ok(json_int_t id, json_t *result);
 json_t *agent_response_error(const json_t *id, int err, const char *msg);
+/*
+ * The ok response to a request a handler deferred (AGENT_DEFERRED), once its
+ * audit line is written: op and id are the request's, args (stolen) what it
+ * acted on ({"wl_id": ...}), result (stolen) its result.
+ */
+json_t *agent_response_deferred(struct agent *a, struct agent_client *cl, const char *op,
+				json_int_t id, json_t *args, json_t *result);
 
 /* agent_faults.c */
 int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
@@ -134,6 +165,15 @@ int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id,
 			json_t **result, char *err, size_t errlen);
 int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
 		    json_t **result, char *err, size_t errlen);
+int agent_op_renew(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		   json_t **result, char *err, size_t errlen);
+/*
+ * Before serving: reverts and verifies the fault of every record left open in
+ * the journal by an agent that died; closes the records that verify and keeps
+ * the others open and listed by `faults`. The number of records replayed, or
+ * -errno when the journal cannot be read.
+ */
+int agent_faults_replay(struct agent *a);
 /* Reverts and verifies every active fault; true when all are verified. Frees the records. */
 bool agent_faults_shutdown(struct agent *a);
 
@@ -174,6 +214,8 @@ int agent_op_workload_stop(struct agent *a, struct agent_client *cl, json_int_t 
 			   const json_t *req, json_t **result, char *err, size_t errlen);
 /* SIGINT to every workload, up to grace_ms to exit, SIGKILL after; reaps all. */
 void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms);
+/* Connection `serial` closed: stop the workloads it started with stop_on_close. */
+void agent_workloads_orphaned(struct agent *a, uint64_t serial);
 
 /* agent_sysfs.c */
 /* The sysfs root ("/sys"); tests point it at a fake tree. */

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The agent's faults: inject, revert, revert_all and faults requests, the
- * timers injectors ask for (port_flap ticks), the auto-revert safety net, and
- * the `fault` events.
+ * The agent's faults: inject, revert, revert_all, faults and renew requests,
+ * the timers injectors ask for (port_flap ticks), the two safety nets (the
+ * auto-revert after duration_ms + 5 s, and leases the coordinator must renew),
+ * the revert journal's records (agents/agent_journal.h) and their replay at
+ * start-up, and the `fault` events.
  *
  * A fault is active from a successful inject until a revert whose result
  * verifies; a revert that fails or does not verify leaves it active, so the
@@ -10,6 +12,10 @@
  * fault per netdev, so every snapshot is of the state before any fault.
  * Reverted records are kept (up to AGENT_FAULTS_KEPT) so a repeated revert
  * answers "already".
+ *
+ * Journal: a fault's record is written (durably) before inject() and closed
+ * only when a revert verifies, so an agent killed at any point leaves either
+ * no record and no fault, or a record its next start reverts.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,9 +34,13 @@ struct agent_fault {
 	struct inj_fault f;
 	struct agent_timer tick_timer;
 	struct agent_timer auto_timer;
+	struct agent_timer lease_timer;
+	uint64_t lease_ms; /* 0: no lease */
 	bool active;
-	bool verified;	  /* the last revert verified */
-	json_t *deferred; /* events an injector reported during inject(), sent after `inject` */
+	bool verified;	    /* the last revert verified */
+	bool revert_failed; /* the last revert failed or did not verify; f.err says why */
+	bool journaled;	    /* its journal record is open */
+	json_t *deferred;   /* events an injector reported during inject(), sent after `inject` */
 };
 
 static struct agent_fault *agent_fault_find(struct agent *a, const char *id)
@@ -65,6 +75,7 @@ static void agent_fault_free(struct agent_fault *af)
 {
 	agent_timer_cancel(&af->tick_timer);
 	agent_timer_cancel(&af->auto_timer);
+	agent_timer_cancel(&af->lease_timer);
 	agent_list_del(&af->node);
 	if (af->f.inj && af->f.inj->cleanup)
 		af->f.inj->cleanup(&af->f);
@@ -130,6 +141,23 @@ static void agent_fault_env_event(struct inj_fault *f, const char *action, json_
 	agent_emit(af->a, "fault", fields);
 }
 
+/* Closes af's journal record, if open; a failure is loud but changes nothing else. */
+static void agent_fault_journal_close(struct agent_fault *af)
+{
+	char err[512];
+
+	if (!af->journaled)
+		return;
+	if (agent_journal_close(&af->a->journal, af->f.id, err, sizeof(err))) {
+		agent_notice(af->a, RC_LOG_ERR,
+			     "fault %s: reverted and verified, but its record stays: %s (the next "
+			     "start reverts it again)",
+			     af->f.id, err);
+		return;
+	}
+	af->journaled = false;
+}
+
 static void agent_fault_schedule_tick(struct agent_fault *af)
 {
 	if (af->active && af->f.next_tick_ns)
@@ -180,6 +208,7 @@ static int agent_fault_revert(struct agent_fault *af, const char *action, bool *
 		if (!f->err[0])
 			snprintf(f->err, sizeof(f->err), "%s: %s: revert: %s", f->inj->name,
 				 f->target.netdev, strerror(-ret));
+		af->revert_failed = true;
 		agent_notice(af->a, RC_LOG_ERR, "fault %s: %s", f->id, f->err);
 		return ret;
 	}
@@ -191,9 +220,12 @@ static int agent_fault_revert(struct agent_fault *af, const char *action, bool *
 		snprintf(f->err, sizeof(f->err), "%s: %s: verify: %s", f->inj->name,
 			 f->target.netdev, strerror(-ret));
 	af->verified = *verified;
+	af->revert_failed = !*verified;
 	if (*verified) {
 		af->active = false;
 		agent_timer_cancel(&af->auto_timer);
+		agent_timer_cancel(&af->lease_timer);
+		agent_fault_journal_close(af);
 	}
 	json_array_foreach(f->actions, i, s)
 		if (actions)
@@ -222,6 +254,28 @@ static void agent_fault_auto_revert(struct agent_timer *t)
 	agent_fault_revert(af, "auto_revert", &verified, NULL);
 }
 
+/* The lease ran out: the coordinator that holds the fault is gone or cut off. */
+static void agent_fault_lease_expired(struct agent_timer *t)
+{
+	struct agent_fault *af = agent_container_of(t, struct agent_fault, lease_timer);
+	bool verified;
+
+	if (!af->active)
+		return;
+	agent_notice(af->a, RC_LOG_WARN,
+		     "fault %s: lease expired: no renew within lease_ms %llu: reverting it myself",
+		     af->f.id, (unsigned long long)af->lease_ms);
+	agent_fault_revert(af, "lease_expired", &verified, NULL);
+}
+
+/* Extends af's lease to now + lease_ms. */
+static void agent_fault_lease_renew(struct agent_fault *af, uint64_t now_ns)
+{
+	if (af->lease_ms)
+		agent_timer_set(&af->a->loop, &af->lease_timer,
+				now_ns + af->lease_ms * RC_NSEC_PER_MSEC);
+}
+
 static int agent_fault_fail(char *err, size_t errlen, const struct inj_fault *f, int ret)
 {
 	if (f->err[0])
@@ -239,6 +293,8 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 	const char *name = json_string_value(json_object_get(req, "injector"));
 	const json_t *params = json_object_get(req, "params");
 	struct agent_fault *other;
+	struct agent_list *pos, *tmp;
+	unsigned int active = 0;
 	json_t *empty = NULL;
 	int ret;
 
@@ -269,7 +325,11 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 				   errlen);
 	if (ret)
 		return ret;
-	ret = agent_policy_check(&a->policy, (*inj)->name, t->netdev, err, errlen);
+	agent_list_for_each_safe(pos, tmp, &a->faults) active +=
+	    agent_list_entry(pos, struct agent_fault, node)->active;
+	ret = agent_policy_check_inject(
+	    &a->policy, (*inj)->name, t,
+	    (uint64_t)json_integer_value(json_object_get(req, "duration_ms")), active, err, errlen);
 	if (ret)
 		return ret;
 	t->ifindex = (int)if_nametoindex(t->netdev);
@@ -304,14 +364,37 @@ static json_t *agent_inject_result(const struct agent_fault *af)
 	return r;
 }
 
+/* A new fault record, not yet on a->faults; NULL when out of memory. */
+static struct agent_fault *agent_fault_alloc(struct agent *a, const struct injector *inj,
+					     const char *fault_id)
+{
+	struct agent_fault *af = calloc(1, sizeof(*af));
+
+	if (!af)
+		return NULL;
+	a->inj_env.event = agent_fault_env_event;
+	a->inj_env.arg = a;
+	af->a = a;
+	agent_list_init(&af->node);
+	af->tick_timer.fire = agent_fault_tick;
+	af->auto_timer.fire = agent_fault_auto_revert;
+	af->lease_timer.fire = agent_fault_lease_expired;
+	af->f.inj = inj;
+	snprintf(af->f.id, sizeof(af->f.id), "%s", fault_id);
+	af->f.env = &a->inj_env;
+	return af;
+}
+
 int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
 		    json_t **result, char *err, size_t errlen)
 {
 	const json_t *params = json_object_get(req, "params");
 	const json_t *dur = json_object_get(req, "duration_ms");
+	const json_t *lease = json_object_get(req, "lease_ms");
 	const struct injector *inj;
 	struct agent_fault *af, *old;
 	struct inj_target t;
+	char jerr[512];
 	json_t *ev;
 	size_t i;
 	int ret;
@@ -319,22 +402,13 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 	ret = agent_inject_check(a, req, &inj, &t, err, errlen);
 	if (ret)
 		return ret;
-	af = calloc(1, sizeof(*af));
+	af = agent_fault_alloc(a, inj, json_string_value(json_object_get(req, "fault_id")));
 	if (!af)
 		return -ENOMEM;
-	a->inj_env.event = agent_fault_env_event;
-	a->inj_env.arg = a;
-	af->a = a;
-	agent_list_init(&af->node);
-	af->tick_timer.fire = agent_fault_tick;
-	af->auto_timer.fire = agent_fault_auto_revert;
-	af->f.inj = inj;
-	snprintf(af->f.id, sizeof(af->f.id), "%s",
-		 json_string_value(json_object_get(req, "fault_id")));
 	af->f.target = t;
 	af->f.params = params ? json_deep_copy(params) : json_object();
 	af->f.duration_ms = dur ? (uint64_t)json_integer_value(dur) : 0;
-	af->f.env = &a->inj_env;
+	af->lease_ms = lease ? (uint64_t)json_integer_value(lease) : 0;
 	af->deferred = json_array();
 	if (!af->f.params || !af->deferred) {
 		ret = -ENOMEM;
@@ -344,6 +418,13 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 	ret = inj->prepare(&af->f);
 	if (ret)
 		goto err_fail;
+	/* Durable before anything changes: from here on a crash is reverted at the next start. */
+	ret = agent_journal_write(&a->journal, &af->f, af->lease_ms, jerr, sizeof(jerr));
+	if (ret) {
+		snprintf(err, errlen, "inject: fault %s: %s; nothing was injected", af->f.id, jerr);
+		goto err_free;
+	}
+	af->journaled = agent_journal_on(&a->journal);
 	af->f.injected_at_ns = rc_now_ns();
 	ret = inj->inject(&af->f);
 	if (ret) {
@@ -353,8 +434,13 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 		snprintf(why, sizeof(why), "%s", af->f.err);
 		if (inj->revert(&af->f))
 			agent_notice(a, RC_LOG_ERR,
-				     "fault %s: inject failed and so did its revert: %s", af->f.id,
-				     af->f.err);
+				     "fault %s: inject failed and so did its revert: %s%s",
+				     af->f.id, af->f.err,
+				     af->journaled ? " (its journal record stays: the next start "
+						     "reverts it)"
+						   : "");
+		else
+			agent_fault_journal_close(af);
 		snprintf(af->f.err, sizeof(af->f.err), "%s", why);
 		goto err_fail;
 	}
@@ -381,17 +467,14 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 		agent_timer_set(&a->loop, &af->auto_timer,
 				af->f.injected_at_ns + af->f.duration_ms * RC_NSEC_PER_MSEC +
 				    AGENT_AUTO_REVERT_GRACE_NS);
+	agent_fault_lease_renew(af, af->f.injected_at_ns);
 	*result = agent_inject_result(af);
 	return *result ? 0 : -ENOMEM;
 
 err_fail:
 	ret = agent_fault_fail(err, errlen, &af->f, ret);
 err_free:
-	if (inj->cleanup)
-		inj->cleanup(&af->f);
-	json_decref(af->f.params);
-	json_decref(af->deferred);
-	free(af);
+	agent_fault_free(af);
 	return ret;
 }
 
@@ -497,12 +580,114 @@ int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, con
 			      af->f.inj->name, "netdev", af->f.target.netdev, "injected_at_ns",
 			      (json_int_t)af->f.injected_at_ns, "duration_ms",
 			      (json_int_t)af->f.duration_ms);
-		if (o && af->f.reverted)
+		if (o && af->revert_failed)
 			json_object_set_new(o, "revert_unverified", json_string(af->f.err));
+		if (o && af->lease_ms) {
+			uint64_t now = rc_now_ns(), due = af->lease_timer.due_ns;
+
+			json_object_set_new(o, "lease_ms", json_integer((json_int_t)af->lease_ms));
+			json_object_set_new(
+			    o, "lease_expires_in_ms",
+			    json_integer(af->lease_timer.pending && due > now
+					     ? (json_int_t)((due - now) / RC_NSEC_PER_MSEC)
+					     : 0));
+		}
 		json_array_append_new(active, o);
 	}
 	*result = json_pack("{s:o}", "active", active);
 	return *result ? 0 : -ENOMEM;
+}
+
+int agent_op_renew(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		   json_t **result, char *err, size_t errlen)
+{
+	json_t *renewed = json_array(), *unknown = json_array(), *v;
+	uint64_t now = rc_now_ns(), first = 0;
+	size_t i;
+
+	if (!renewed || !unknown) {
+		json_decref(renewed);
+		json_decref(unknown);
+		return -ENOMEM;
+	}
+	json_array_foreach(json_object_get(req, "fault_ids"), i, v) {
+		struct agent_fault *af = agent_fault_find(a, json_string_value(v));
+
+		if (!af || !af->active) {
+			json_array_append(unknown, v);
+			continue;
+		}
+		/* Active without a lease: renewed, nothing to extend. */
+		agent_fault_lease_renew(af, now);
+		if (af->lease_ms && (!first || af->lease_ms < first))
+			first = af->lease_ms;
+		json_array_append(renewed, v);
+	}
+	*result = json_pack("{s:o, s:o, s:I}", "renewed", renewed, "unknown", unknown,
+			    "expires_in_ms", (json_int_t)first);
+	return *result ? 0 : -ENOMEM;
+}
+
+/* agent_journal_replay_fn: one record of a dead agent's fault. */
+static int agent_fault_replay_one(void *arg, struct agent_journal_entry *e)
+{
+	struct agent *a = arg;
+	struct agent_fault *af;
+	bool verified = false;
+	int idx, ret;
+
+	af = agent_fault_alloc(a, e->f.inj, e->f.id);
+	if (!af)
+		return -ENOMEM;
+	af->f.target = e->f.target;
+	af->f.params = e->f.params; /* taken */
+	e->f.params = NULL;
+	af->f.duration_ms = e->f.duration_ms;
+	af->f.injected_at_ns = e->f.injected_at_ns;
+	af->lease_ms = e->lease_ms;
+	/*
+	 * By name: another boot's ifindex means nothing, and one that changed
+	 * within this boot is a recreated netdev. Gone: the revert says so.
+	 */
+	idx = (int)if_nametoindex(af->f.target.netdev);
+	if (idx != af->f.target.ifindex)
+		rc_warn("journal: %s/%s: %s is ifindex %d now, was %d when journaled",
+			a->journal.dir, e->name, af->f.target.netdev, idx, af->f.target.ifindex);
+	af->f.target.ifindex = idx;
+	ret = af->f.inj->restore(&af->f, e->snapshot);
+	if (ret) {
+		/* Nothing to revert with: the journal sets the record aside, loudly. */
+		snprintf(e->f.err, sizeof(e->f.err), "%s",
+			 af->f.err[0] ? af->f.err : strerror(-ret));
+		agent_fault_free(af);
+		return ret;
+	}
+	if (!e->same_boot)
+		rc_warn("journal: %s/%s: written during another boot of this node", a->journal.dir,
+			e->name);
+	/* From the journal's view the fault is applied; listed as such until it verifies. */
+	af->f.injected = true;
+	af->active = true;
+	af->journaled = true;
+	agent_list_add_tail(&af->node, &a->faults);
+	if (!agent_fault_revert(af, "journal_revert", &verified, NULL) && verified)
+		agent_notice(a, RC_LOG_INFO,
+			     "journal: fault %s (%s on %s), left applied by an agent that stopped "
+			     "without reverting it: reverted and verified",
+			     af->f.id, af->f.inj->name, af->f.target.netdev);
+	else
+		agent_notice(a, RC_LOG_ERR,
+			     "journal: fault %s (%s on %s), left applied by an agent that stopped "
+			     "without reverting it: NOT reverted: %s; its record %s/%s stays open, "
+			     "`faults` lists it and revert or revert_all retries it",
+			     af->f.id, af->f.inj->name, af->f.target.netdev, af->f.err,
+			     a->journal.dir, e->name);
+	return 0;
+}
+
+int agent_faults_replay(struct agent *a)
+{
+	return agent_journal_replay(&a->journal, agent_fault_replay_one, a);
 }
 
 bool agent_faults_shutdown(struct agent *a)

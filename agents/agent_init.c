@@ -15,6 +15,8 @@ void agent_init(struct agent *a, const struct agent_opts *o)
 	agent_list_init(&a->workloads);
 	a->listen_fd = -1;
 	a->sig_fd = -1;
+	agent_audit_init(&a->audit);
+	agent_journal_init(&a->journal);
 	for (i = 0; i < o->nr_allow; i++)
 		strcpy(a->policy.allow[i], o->allow[i]);
 	a->policy.nr_allow = o->nr_allow;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agents/agent.h"
+#include "agents/agent_config.h"
 
 enum {
 	OPT_NAME = 'n',
@@ -19,6 +20,15 @@ enum {
 	OPT_ALLOW_IF,
 	OPT_RAIL_MAP,
 	OPT_LOG_FILE,
+	OPT_STATE_DIR,
+	OPT_CONFIG,
+	OPT_AUDIT_LOG,
+	OPT_TLS_DIR,
+	OPT_TLS_CERT,
+	OPT_TLS_KEY,
+	OPT_TLS_CA,
+	OPT_ALLOW_PEER,
+	OPT_INSECURE,
 };
 
 static const struct option agent_long_opts[] = {
@@ -28,6 +38,15 @@ static const struct option agent_long_opts[] = {
     {"allow-if", required_argument, NULL, OPT_ALLOW_IF},
     {"rail-map", required_argument, NULL, OPT_RAIL_MAP},
     {"log-file", required_argument, NULL, OPT_LOG_FILE},
+    {"state-dir", required_argument, NULL, OPT_STATE_DIR},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"audit-log", required_argument, NULL, OPT_AUDIT_LOG},
+    {"tls-dir", required_argument, NULL, OPT_TLS_DIR},
+    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"tls-ca", required_argument, NULL, OPT_TLS_CA},
+    {"allow-peer", required_argument, NULL, OPT_ALLOW_PEER},
+    {"insecure-plaintext", no_argument, NULL, OPT_INSECURE},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -60,17 +79,39 @@ void agent_opts_usage(FILE *f)
 	    "                         (default: a netdev named railN is rail N)\n"
 	    "  --log-file PATH        append log lines and workload stderr to PATH (default: "
 	    "stderr)\n"
+	    "  --state-dir DIR        the revert journal: a record per active fault, so that\n"
+	    "                         faults left applied by a killed agent are reverted at\n"
+	    "                         its next start; one directory per agent, must be\n"
+	    "                         writable (default: " AGENT_JOURNAL_DEFAULT_DIR ")\n"
+	    "  --config FILE          the policy file (agents/README.md): injectors, netdevs,\n"
+	    "                         devices, caps; it must exist (default:\n"
+	    "                         " AGENT_CONFIG_DEFAULT " if it exists). --allow-if\n"
+	    "                         replaces its netdevs and devices, --control-if its\n"
+	    "                         control_if\n"
+	    "  --audit-log FILE       append a JSON line per request answered to FILE, or\n"
+	    "                         none (default: " AGENT_AUDIT_DEFAULT ")\n"
+	    "  --tls-dir DIR          mutual TLS credentials, required (or the three files\n"
+	    "                         below): DIR/ca.crt (the CA every coordinator must come\n"
+	    "                         from), DIR/NODE.crt and DIR/NODE.key (NODE = --name);\n"
+	    "                         made by `rdmachaos certs`\n"
+	    "  --tls-cert, --tls-key, --tls-ca FILE\n"
+	    "                         each file on its own (wins over --tls-dir's)\n"
+	    "  --allow-peer NAME,...  the coordinator identities accepted: a certificate CN or\n"
+	    "                         SAN DNS name; repeatable (default: coordinator)\n"
+	    "  --insecure-plaintext   no TLS: for tests, and only with a loopback --listen\n"
 	    "  --verbose              log debug lines too (every event sent)\n"
 	    "  --help                 print this text and exit\n"
 	    "\n"
 	    "Signals: SIGTERM or SIGINT reverts every active fault, verifies it, stops the\n"
 	    "workloads and exits.\n"
 	    "Exit status: 0 stopped cleanly (all faults reverted and verified), 1 run-time\n"
-	    "failure or a fault not verified at exit, 2 bad command line.\n"
+	    "failure or a fault not verified at exit, 2 bad command line, 78 bad policy\n"
+	    "file (the error names FILE:LINE: key).\n"
 	    "\n"
 	    "Example:\n"
-	    "  rdmachaos-agent --name node-a --listen 127.0.0.1:17700 \\\n"
-	    "      --control-if eth0 --allow-if rail0,rail1 --rail-map rail0,rail1\n",
+	    "  rdmachaos-agent --name node-a --listen 0.0.0.0:7707 \\\n"
+	    "      --tls-dir /etc/rdmachaos/pki --control-if eth0 \\\n"
+	    "      --allow-if rail0,rail1 --rail-map rail0,rail1\n",
 	    f);
 }
 
@@ -182,6 +223,74 @@ static int agent_name_parse(const char *arg, struct agent_opts *o, char *err, si
 	return 0;
 }
 
+/* A TLS flag; 0 or -EINVAL with a sentence. */
+static int agent_tls_opt(int c, const char *arg, struct agent_opts *o, char *err, size_t errlen)
+{
+	static const char *const flags[] = {"--tls-dir", "--tls-cert", "--tls-key", "--tls-ca"};
+	char *files[] = {o->tls_dir, o->tls_cert, o->tls_key, o->tls_ca};
+	const char *p = arg;
+	unsigned int i = (unsigned int)(c - OPT_TLS_DIR);
+
+	if (c == OPT_INSECURE) {
+		o->insecure_plaintext = true;
+		return 0;
+	}
+	if (c != OPT_ALLOW_PEER) {
+		if (!*arg || strlen(arg) >= sizeof(o->tls_dir))
+			return agent_opts_fail(err, errlen, "%s: give a path", flags[i]);
+		strcpy(files[i], arg);
+		return 0;
+	}
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t k, len = end ? (size_t)(end - p) : strlen(p);
+
+		for (k = 0; k < len; k++)
+			if (!isalnum((unsigned char)p[k]) && !strchr("._:-", p[k]))
+				break;
+		if (!len || k < len || len >= AGENT_NAME_LEN)
+			return agent_opts_fail(
+			    err, errlen,
+			    "--allow-peer '%s': '%.*s' is not a certificate name (letters, "
+			    "digits, '.', '_', ':', '-'; names separated by commas)",
+			    arg, (int)len, p);
+		if (o->nr_allow_peer == AGENT_MAX_PEERS)
+			return agent_opts_fail(err, errlen, "--allow-peer: more than %d names",
+					       AGENT_MAX_PEERS);
+		memcpy(o->allow_peer[o->nr_allow_peer], p, len);
+		o->allow_peer[o->nr_allow_peer++][len] = '\0';
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+/* Plaintext only where nobody else can connect; TLS needs a whole set of files. */
+static int agent_tls_opts_check(const struct agent_opts *o, char *err, size_t errlen)
+{
+	bool any = o->tls_dir[0] || o->tls_cert[0] || o->tls_key[0] || o->tls_ca[0];
+	struct in_addr in;
+
+	if (o->insecure_plaintext) {
+		if (any || o->nr_allow_peer)
+			return agent_opts_fail(err, errlen,
+					       "--insecure-plaintext turns TLS off: drop it or the "
+					       "--tls-*/--allow-peer flags");
+		if (inet_pton(AF_INET, o->listen_host, &in) != 1 || (ntohl(in.s_addr) >> 24) != 127)
+			return agent_opts_fail(
+			    err, errlen,
+			    "--insecure-plaintext needs a loopback --listen (127.0.0.0/8), not %s: "
+			    "anyone who reached it could inject faults; use --tls-dir",
+			    o->listen_host);
+		return 0;
+	}
+	if (!o->tls_dir[0] && any && !(o->tls_cert[0] && o->tls_key[0] && o->tls_ca[0]))
+		return agent_opts_fail(err, errlen,
+				       "--tls-cert, --tls-key and --tls-ca go together (or give "
+				       "--tls-dir DIR for the ones left out)");
+	return 0;
+}
+
 /* Cross-flag rules, once everything is read. */
 static int agent_opts_check(const struct agent_opts *o, char *err, size_t errlen)
 {
@@ -202,7 +311,7 @@ static int agent_opts_check(const struct agent_opts *o, char *err, size_t errlen
 			    "--allow-if %s: %s is the --control-if, which the agent "
 			    "never faults; remove it from one of the two flags",
 			    o->control_if, o->control_if);
-	return 0;
+	return agent_tls_opts_check(o, err, errlen);
 }
 
 int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, size_t errlen)
@@ -211,6 +320,7 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
+	strcpy(o->state_dir, AGENT_JOURNAL_DEFAULT_DIR);
 	err[0] = '\0';
 	optind = 0; /* full re-initialisation, so tests can parse several times */
 	opterr = 0;
@@ -253,6 +363,36 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 			rail_map_seen = true;
 			ret = agent_iflist_parse("--rail-map", optarg, o->rails, AGENT_MAX_RAILS,
 						 &o->nr_rails, err, errlen);
+			if (ret)
+				return ret;
+			break;
+		case OPT_STATE_DIR:
+			if (!*optarg || strlen(optarg) >= sizeof(o->state_dir))
+				return agent_opts_fail(err, errlen,
+						       "--state-dir: give a directory path");
+			strcpy(o->state_dir, optarg);
+			break;
+		case OPT_CONFIG:
+			if (o->config[0])
+				return agent_opts_fail(err, errlen, "--config given twice");
+			if (!*optarg || strlen(optarg) >= sizeof(o->config))
+				return agent_opts_fail(err, errlen, "--config: give a file path");
+			strcpy(o->config, optarg);
+			break;
+		case OPT_AUDIT_LOG:
+			if (!*optarg || strlen(optarg) >= sizeof(o->audit_log) ||
+			    !strcmp(optarg, "-"))
+				return agent_opts_fail(err, errlen,
+						       "--audit-log: give a file path, or none");
+			strcpy(o->audit_log, optarg);
+			break;
+		case OPT_TLS_DIR:
+		case OPT_TLS_CERT:
+		case OPT_TLS_KEY:
+		case OPT_TLS_CA:
+		case OPT_ALLOW_PEER:
+		case OPT_INSECURE:
+			ret = agent_tls_opt(c, optarg, o, err, errlen);
 			if (ret)
 				return ret;
 			break;

@@ -1,26 +1,30 @@
 // SPDX-License-Identifier: MIT
-/* The fault policy: control interfaces are never faulted, other netdevs only when allowed. */
+/* The fault policy: injectors, control interfaces, allowed targets and the config file's caps. */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "agents/agent_policy.h"
 
-static bool agent_policy_has(const char (*names)[IF_NAMESIZE], unsigned int nr, const char *name)
+/* Whether name is one of the nr strings of `stride` bytes each at base. */
+static bool agent_policy_has(const void *base, size_t stride, unsigned int nr, const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < nr; i++)
-		if (!strcmp(names[i], name))
+		if (!strcmp((const char *)base + i * stride, name))
 			return true;
 	return false;
 }
 
+#define agent_policy_in(table, nr, name) agent_policy_has(table, sizeof(table[0]), nr, name)
+
 int agent_policy_add_carrier(struct agent_policy *p, const char *ifname)
 {
-	if (!ifname || !*ifname ||
-	    agent_policy_has((const char(*)[IF_NAMESIZE])p->carriers, p->nr_carriers, ifname))
+	if (!ifname || !*ifname || agent_policy_in(p->carriers, p->nr_carriers, ifname))
 		return 0;
 	if (p->nr_carriers == AGENT_MAX_IFS)
 		return -ENOSPC;
@@ -28,19 +32,92 @@ int agent_policy_add_carrier(struct agent_policy *p, const char *ifname)
 	return 0;
 }
 
-int agent_policy_check(const struct agent_policy *p, const char *who, const char *netdev, char *err,
-		       size_t errlen)
+const char *agent_policy_fmt_ms(uint64_t ms, char *buf, size_t len)
 {
+	if (ms && ms % 3600000 == 0)
+		snprintf(buf, len, "%" PRIu64 "h", ms / 3600000);
+	else if (ms && ms % 60000 == 0)
+		snprintf(buf, len, "%" PRIu64 "m", ms / 60000);
+	else if (ms && ms % 1000 == 0)
+		snprintf(buf, len, "%" PRIu64 "s", ms / 1000);
+	else
+		snprintf(buf, len, "%" PRIu64 "ms", ms);
+	return buf;
+}
+
+/* "inject: INJ[: NETDEV]: refused by policy FILE:LINE: " and the rule; always -EPERM. */
+static int agent_policy_refuse(const struct agent_policy *p, unsigned int line, const char *who,
+			       const char *netdev, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+
+static int agent_policy_refuse(const struct agent_policy *p, unsigned int line, const char *who,
+			       const char *netdev, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	n = snprintf(err, errlen, "inject: %s: %s%srefused by policy %s:%u: ", who,
+		     netdev ? netdev : "", netdev ? ": " : "", p->file, line);
+	if (n < 0 || (size_t)n >= errlen)
+		return -EPERM;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EPERM;
+}
+
+/* Rules 2 and 3 for netdev, which carries RDMA device `device` ("" or NULL: none known). */
+static int agent_policy_check_target(const struct agent_policy *p, const char *who,
+				     const char *netdev, const char *device, char *err,
+				     size_t errlen)
+{
+	bool has_dev = device && device[0];
+
 	if (p->control_if[0] && !strcmp(p->control_if, netdev)) {
-		snprintf(err, errlen,
-			 "%s: %s: refused: it is the agent's control interface (--control-if)", who,
-			 netdev);
+		if (p->control_if_line)
+			snprintf(err, errlen,
+				 "%s: %s: refused: it is the agent's control interface (control_if "
+				 "in %s:%u)",
+				 who, netdev, p->file, p->control_if_line);
+		else
+			snprintf(err, errlen,
+				 "%s: %s: refused: it is the agent's control interface "
+				 "(--control-if)",
+				 who, netdev);
 		return -EPERM;
 	}
-	if (agent_policy_has(p->carriers, p->nr_carriers, netdev)) {
+	if (agent_policy_in(p->carriers, p->nr_carriers, netdev)) {
 		snprintf(err, errlen, "%s: %s: refused: carries the agent's control connection",
 			 who, netdev);
 		return -EPERM;
+	}
+	if (agent_policy_in(p->allow, p->nr_allow, netdev) ||
+	    (has_dev && agent_policy_in(p->devices, p->nr_devices, device)))
+		return 0;
+	if (p->allow_line && p->devices_line) {
+		if (has_dev)
+			return agent_policy_refuse(
+			    p, p->allow_line, who, netdev, err, errlen,
+			    "neither netdevs lists %s nor devices (line %u) lists %s, its RDMA "
+			    "device",
+			    netdev, p->devices_line, device);
+		return agent_policy_refuse(p, p->allow_line, who, netdev, err, errlen,
+					   "netdevs does not list %s (and it carries no RDMA "
+					   "device for devices, line %u)",
+					   netdev, p->devices_line);
+	}
+	if (p->allow_line)
+		return agent_policy_refuse(p, p->allow_line, who, netdev, err, errlen,
+					   "netdevs does not list %s", netdev);
+	if (p->devices_line) {
+		if (has_dev)
+			return agent_policy_refuse(p, p->devices_line, who, netdev, err, errlen,
+						   "devices does not list %s, the RDMA device on "
+						   "%s",
+						   device, netdev);
+		return agent_policy_refuse(p, p->devices_line, who, netdev, err, errlen,
+					   "devices lists RDMA devices and %s carries none",
+					   netdev);
 	}
 	if (!p->nr_allow) {
 		snprintf(err, errlen,
@@ -49,11 +126,48 @@ int agent_policy_check(const struct agent_policy *p, const char *who, const char
 			 who, netdev, netdev);
 		return -EPERM;
 	}
-	if (!agent_policy_has(p->allow, p->nr_allow, netdev)) {
-		snprintf(err, errlen,
-			 "%s: %s: refused: not in the agent's allow-list (add it to --allow-if)",
-			 who, netdev);
-		return -EPERM;
-	}
+	snprintf(err, errlen,
+		 "%s: %s: refused: not in the agent's allow-list (add it to --allow-if)", who,
+		 netdev);
+	return -EPERM;
+}
+
+int agent_policy_check(const struct agent_policy *p, const char *who, const char *netdev, char *err,
+		       size_t errlen)
+{
+	return agent_policy_check_target(p, who, netdev, NULL, err, errlen);
+}
+
+int agent_policy_check_inject(const struct agent_policy *p, const char *injector,
+			      const struct inj_target *t, uint64_t duration_ms, unsigned int active,
+			      char *err, size_t errlen)
+{
+	char cap[32];
+	int ret;
+
+	if (p->injectors_line && !agent_policy_in(p->injectors, p->nr_injectors, injector))
+		return agent_policy_refuse(p, p->injectors_line, injector, NULL, err, errlen,
+					   "injectors does not list %s", injector);
+	ret = agent_policy_check_target(p, injector, t->netdev, t->device, err, errlen);
+	if (ret)
+		return ret;
+	if (p->max_fault_ms && !duration_ms)
+		return agent_policy_refuse(
+		    p, p->max_fault_line, injector, NULL, err, errlen,
+		    "duration_ms 0 (until reverted) is not allowed under max_fault_duration %s; "
+		    "give duration_ms 1..%" PRIu64,
+		    agent_policy_fmt_ms(p->max_fault_ms, cap, sizeof(cap)), p->max_fault_ms);
+	if (p->max_fault_ms && duration_ms > p->max_fault_ms)
+		return agent_policy_refuse(
+		    p, p->max_fault_line, injector, NULL, err, errlen,
+		    "duration_ms %" PRIu64 " is over max_fault_duration %s (%" PRIu64 " ms)",
+		    duration_ms, agent_policy_fmt_ms(p->max_fault_ms, cap, sizeof(cap)),
+		    p->max_fault_ms);
+	if (p->max_concurrent && active >= p->max_concurrent)
+		return agent_policy_refuse(p, p->max_concurrent_line, injector, NULL, err, errlen,
+					   "max_concurrent_faults is %u and %u %s active (revert "
+					   "one first)",
+					   p->max_concurrent, active,
+					   active == 1 ? "fault is" : "faults are");
 	return 0;
 }

@@ -1,27 +1,62 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Which netdevs the agent may fault. Two rules, checked in this order before
- * any injector touches anything:
- *   1. never a control interface: the one named by --control-if, nor any
- *      interface that has carried a coordinator connection (sticky for the
- *      agent's lifetime, so a reconnect over another path cannot unlock it);
- *   2. only interfaces on the --allow-if list (empty list: nothing allowed).
- * Pure data and string compares, so it is unit-tested without a host.
+ * Which faults the agent may inject. The rules, checked before any injector
+ * touches anything:
+ *   1. only the injectors the config file lists (`injectors`; default: all);
+ *   2. never a control interface: the one named by --control-if (or the
+ *      file's control_if), nor any interface that has carried a coordinator
+ *      connection (sticky for the agent's lifetime, so a reconnect over
+ *      another path cannot unlock it);
+ *   3. only netdevs on the allow-list (--allow-if, else the file's netdevs)
+ *      or carrying an RDMA device the file's `devices` lists; empty: nothing;
+ *   4. the file's caps: max_fault_duration, max_concurrent_faults.
+ * Pure data and string compares, so it is unit-tested without a host. The
+ * file is read by agent_config.c.
  */
 #ifndef AGENT_POLICY_H
 #define AGENT_POLICY_H
 
 #include <net/if.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "injectors/injector.h"
 
 #define AGENT_MAX_IFS 64
+#define AGENT_MAX_INJECTORS 32
+#define AGENT_MAX_DEVICES 64
+#define AGENT_DEVICE_LEN 64
+#define AGENT_INJ_NAME_LEN 32
+#define AGENT_POLICY_FILE_LEN 1024
 
 struct agent_policy {
 	char allow[AGENT_MAX_IFS][IF_NAMESIZE];
 	unsigned int nr_allow;
-	char control_if[IF_NAMESIZE]; /* --control-if, "" if none */
+	char control_if[IF_NAMESIZE]; /* --control-if or the file's control_if, "" if none */
 	char carriers[AGENT_MAX_IFS][IF_NAMESIZE];
 	unsigned int nr_carriers;
+
+	/*
+	 * From the config file: its path ("" without one) and the line of each
+	 * key, for refusals ("FILE:LINE: injectors does not list ..."). A line
+	 * of 0 means the key was not given, or (allow, control_if) that the
+	 * value came from the command line.
+	 */
+	char file[AGENT_POLICY_FILE_LEN];
+	unsigned int allow_line; /* netdevs */
+	unsigned int control_if_line;
+	char injectors[AGENT_MAX_INJECTORS][AGENT_INJ_NAME_LEN];
+	unsigned int nr_injectors, injectors_line; /* line 0: every injector */
+	char devices[AGENT_MAX_DEVICES][AGENT_DEVICE_LEN];
+	unsigned int nr_devices, devices_line;
+	uint64_t max_fault_ms; /* 0: no cap */
+	unsigned int max_fault_line;
+	unsigned int max_concurrent; /* 0: no cap */
+	unsigned int max_concurrent_line;
+	/* pfc: kept for the PFC injector; 0 when not given. */
+	uint64_t pfc_max_rate_fps;
+	uint64_t pfc_max_duration_ms;
+	unsigned int pfc_line;
 };
 
 /* Records an interface that carries a coordinator connection. -ENOSPC when the table is full. */
@@ -31,8 +66,23 @@ int agent_policy_add_carrier(struct agent_policy *p, const char *ifname);
  * 0 when `who` (an injector name, for the message) may fault netdev, else
  * -EPERM and a sentence in err such as
  * "link_down: eth0: refused: carries the agent's control connection".
+ * Rules 2 and 3, the latter without RDMA devices (netdev alone).
  */
 int agent_policy_check(const struct agent_policy *p, const char *who, const char *netdev, char *err,
 		       size_t errlen);
+
+/*
+ * Every rule for one inject request: injector, target (t->netdev and, when
+ * known, the RDMA device t->device), duration_ms (0: until reverted) and the
+ * number of faults active now. 0, or -EPERM and a sentence in err such as
+ * "inject: port_flap: refused by policy /etc/rdmachaos/agent.yaml:3:
+ * injectors does not list port_flap".
+ */
+int agent_policy_check_inject(const struct agent_policy *p, const char *injector,
+			      const struct inj_target *t, uint64_t duration_ms, unsigned int active,
+			      char *err, size_t errlen);
+
+/* "10m", "90s", "2500ms": short and exact, as durations are written in the config file. */
+const char *agent_policy_fmt_ms(uint64_t ms, char *buf, size_t len);
 
 #endif

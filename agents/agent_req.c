@@ -8,12 +8,13 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agents/agent.h"
 #include "common/units.h"
 
-enum agent_field_type { AGENT_F_STRING, AGENT_F_INT, AGENT_F_OBJECT, AGENT_F_ARRAY };
+enum agent_field_type { AGENT_F_STRING, AGENT_F_INT, AGENT_F_OBJECT, AGENT_F_ARRAY, AGENT_F_BOOL };
 
 /* One argument of an op; for strings min/max bound the length, for integers the value. */
 struct agent_field {
@@ -33,7 +34,7 @@ static int agent_op_hello(struct agent *a, struct agent_client *cl, json_int_t i
 			  const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	json_int_t proto = json_integer_value(json_object_get(req, "proto"));
-	const char *control = cl && cl->ifname[0] ? cl->ifname : a->opts.control_if;
+	const char *control = cl && cl->ifname[0] ? cl->ifname : a->policy.control_if;
 
 	if (proto != AGENT_PROTO) {
 		snprintf(err, errlen, "hello: proto %lld: this agent speaks protocol %d",
@@ -91,16 +92,22 @@ static const struct agent_field agent_f_inject[] = {
     {"target", AGENT_F_OBJECT, true, 0, 0},
     {"params", AGENT_F_OBJECT, false, 0, 0},
     {"duration_ms", AGENT_F_INT, false, 0, 7LL * 24 * 3600 * 1000},
+    {"lease_ms", AGENT_F_INT, false, 1000, 3600000},
     {NULL},
 };
 static const struct agent_field agent_f_revert[] = {
     {"fault_id", AGENT_F_STRING, true, 1, 63},
     {NULL},
 };
+static const struct agent_field agent_f_renew[] = {
+    {"fault_ids", AGENT_F_ARRAY, true, 0, 4096},
+    {NULL},
+};
 static const struct agent_field agent_f_wl_start[] = {
     {"wl_id", AGENT_F_STRING, true, 1, 63},
     {"role", AGENT_F_STRING, true, 1, 15},
     {"args", AGENT_F_ARRAY, false, 0, 256},
+    {"stop_on_close", AGENT_F_BOOL, false, 0, 0},
     {NULL},
 };
 static const struct agent_field agent_f_wl_stop[] = {
@@ -121,6 +128,7 @@ static const struct agent_op agent_ops[] = {
     {"revert", agent_op_revert, agent_f_revert},
     {"revert_all", agent_op_revert_all, agent_f_none},
     {"faults", agent_op_faults, agent_f_none},
+    {"renew", agent_op_renew, agent_f_renew},
     {"workload_start", agent_op_workload_start, agent_f_wl_start},
     {"workload_stop", agent_op_workload_stop, agent_f_wl_stop},
     {"subscribe", agent_op_subscribe, agent_f_subscribe},
@@ -155,6 +163,9 @@ static void agent_field_expect(const struct agent_field *f, char *buf, size_t le
 	case AGENT_F_ARRAY:
 		snprintf(buf, len, "an array of at most %lld strings", (long long)f->max);
 		break;
+	case AGENT_F_BOOL:
+		snprintf(buf, len, "true or false");
+		break;
 	}
 }
 
@@ -180,6 +191,8 @@ static bool agent_field_ok(const struct agent_field *f, const json_t *v)
 			if (!json_is_string(e))
 				return false;
 		return true;
+	case AGENT_F_BOOL:
+		return json_is_boolean(v);
 	}
 	return false;
 }
@@ -234,35 +247,111 @@ json_t *agent_response_ok(json_int_t id, json_t *result)
 			 result ? result : json_object());
 }
 
-json_t *agent_response_error(const json_t *id, int err, const char *msg)
+/* The length of the UTF-8 character at s, 0 when it is not one (as jansson judges). */
+static size_t agent_utf8_len(const unsigned char *s)
 {
-	return json_pack("{s:O, s:b, s:s, s:i}", "id", id ? id : json_null(), "ok", 0, "error", msg,
-			 "errno", err < 0 ? -err : err);
+	unsigned int n, i;
+	unsigned long cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xe0) == 0xc0)
+		n = 2;
+	else if ((s[0] & 0xf0) == 0xe0)
+		n = 3;
+	else if ((s[0] & 0xf8) == 0xf0)
+		n = 4;
+	else
+		return 0;
+	cp = s[0] & (0x7f >> n);
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80) /* the NUL too: never reads past it */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
 }
 
-json_t *agent_request(struct agent *a, struct agent_client *cl, uint16_t type, const json_t *msg)
+/*
+ * msg as a JSON string. Sentences quote the request (op and argument names)
+ * and snprintf may cut them inside a UTF-8 character, text json_string()
+ * refuses: each byte that does not start a whole character becomes '?', so
+ * the error is answered rather than lost.
+ */
+static json_t *agent_error_text(const char *msg)
+{
+	json_t *j = json_string(msg);
+	size_t i, n;
+	char *buf;
+
+	if (j)
+		return j;
+	buf = strdup(msg);
+	if (!buf)
+		return NULL;
+	for (i = 0; buf[i]; i += n) {
+		n = agent_utf8_len((const unsigned char *)buf + i);
+		if (!n) {
+			buf[i] = '?';
+			n = 1;
+		}
+	}
+	j = json_string(buf);
+	free(buf);
+	return j;
+}
+
+json_t *agent_response_error(const json_t *id, int err, const char *msg)
+{
+	return json_pack("{s:O, s:b, s:o, s:i}", "id", id ? id : json_null(), "ok", 0, "error",
+			 agent_error_text(msg), "errno", err < 0 ? -err : err);
+}
+
+/* Writes the audit line of an answered request (msg), ok with result or refused/failed with ret. */
+static void agent_audit_answer(struct agent *a, struct agent_client *cl, const json_t *msg,
+			       const json_t *result, int ret, const char *err)
+{
+	struct agent_audit_rec rec = {
+	    .wall_ns = rc_wall_ns(),
+	    .peer = cl && cl->conn.t ? cl->conn.t->peer : NULL,
+	    .peer_id = cl && cl->peer_id[0] ? cl->peer_id : NULL,
+	    .req = msg,
+	    .result = ret < 0 ? NULL : result,
+	    .err = ret < 0 ? ret : 0,
+	    .error = ret < 0 ? err : NULL,
+	};
+
+	agent_audit_write(&a->audit, &rec);
+}
+
+/* Checks msg and runs its op: 0 with *result, AGENT_DEFERRED, or -errno with a sentence in err. */
+static int agent_dispatch(struct agent *a, struct agent_client *cl, uint16_t type,
+			  const json_t *msg, json_t **result, char *err, size_t errlen)
 {
 	const json_t *id = json_object_get(msg, "id");
 	const char *opname = json_string_value(json_object_get(msg, "op"));
 	const struct agent_op *op;
-	json_t *result = NULL;
-	char err[512] = "";
 	int ret;
 
 	if (type != RC_MSG_REQUEST) {
-		snprintf(err, sizeof(err),
+		snprintf(err, errlen,
 			 "request: message type %u is not a request (a coordinator sends type %d)",
 			 type, RC_MSG_REQUEST);
-		return agent_response_error(id, -EPROTO, err);
+		return -EPROTO;
 	}
-	if (!json_is_integer(id))
-		return agent_response_error(
-		    id, -EINVAL,
-		    id ? "request: id: must be an integer"
-		       : "request: id: missing (an integer the response repeats)");
-	if (!opname)
-		return agent_response_error(
-		    id, -EINVAL, "request: op: missing or not a string (e.g. \"inventory\")");
+	if (!json_is_integer(id)) {
+		snprintf(err, errlen, "%s",
+			 id ? "request: id: must be an integer"
+			    : "request: id: missing (an integer the response repeats)");
+		return -EINVAL;
+	}
+	if (!opname) {
+		snprintf(err, errlen, "request: op: missing or not a string (e.g. \"inventory\")");
+		return -EINVAL;
+	}
 	op = agent_op_find(opname);
 	if (!op) {
 		char known[256] = "";
@@ -271,23 +360,49 @@ json_t *agent_request(struct agent *a, struct agent_client *cl, uint16_t type, c
 		for (i = 0; i < AGENT_NR_OPS; i++)
 			off += (size_t)snprintf(known + off, sizeof(known) - off, "%s%s",
 						i ? ", " : "", agent_ops[i].name);
-		snprintf(err, sizeof(err), "request: op \"%.64s\": unknown (known: %s)", opname,
-			 known);
-		return agent_response_error(id, -EOPNOTSUPP, err);
+		snprintf(err, errlen, "request: op \"%.64s\": unknown (known: %s)", opname, known);
+		return -EOPNOTSUPP;
 	}
-	ret = agent_req_check(op, msg, err, sizeof(err));
+	ret = agent_req_check(op, msg, err, errlen);
 	if (ret)
-		return agent_response_error(id, ret, err);
-	ret = op->fn(a, cl, json_integer_value(id), msg, &result, err, sizeof(err));
+		return ret;
+	ret = op->fn(a, cl, json_integer_value(id), msg, result, err, errlen);
+	if (ret >= 0)
+		return ret;
+	json_decref(*result);
+	*result = NULL;
+	if (!err[0])
+		snprintf(err, errlen, "%s: %s", op->name, strerror(-ret));
+	/* Policy refusals are what an operator looks for: a level above the rest. */
+	rc_log(ret == -EPERM ? RC_LOG_WARN : RC_LOG_INFO, "request %s from %s: %s", op->name,
+	       cl && cl->conn.t ? cl->conn.t->peer : "?", err);
+	return ret;
+}
+
+json_t *agent_request(struct agent *a, struct agent_client *cl, uint16_t type, const json_t *msg)
+{
+	const json_t *id = json_object_get(msg, "id");
+	json_t *result = NULL;
+	char err[512] = "";
+	int ret;
+
+	ret = agent_dispatch(a, cl, type, msg, &result, err, sizeof(err));
 	if (ret == AGENT_DEFERRED)
-		return NULL;
-	if (ret < 0) {
-		json_decref(result);
-		if (!err[0])
-			snprintf(err, sizeof(err), "%s: %s", op->name, strerror(-ret));
-		rc_info("request %s from %s: %s", op->name,
-			cl && cl->conn.t ? cl->conn.t->peer : "?", err);
+		return NULL; /* audited when answered: agent_response_deferred() */
+	agent_audit_answer(a, cl, msg, result, ret, err);
+	if (ret < 0)
 		return agent_response_error(id, ret, err);
-	}
 	return agent_response_ok(json_integer_value(id), result);
+}
+
+json_t *agent_response_deferred(struct agent *a, struct agent_client *cl, const char *op,
+				json_int_t id, json_t *args, json_t *result)
+{
+	json_t *req = args ? args : json_object();
+
+	json_object_set_new(req, "id", json_integer(id));
+	json_object_set_new(req, "op", json_string(op));
+	agent_audit_answer(a, cl, req, result, 0, NULL);
+	json_decref(req);
+	return agent_response_ok(id, result);
 }

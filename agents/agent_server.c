@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Coordinator connections: the listening socket, one struct agent_client per
- * accepted connection (frames in through rc_conn, responses and events out),
- * and the fan-out of events to every subscribed connection.
+ * accepted connection (mutual TLS, then frames in through rc_conn, responses
+ * and events out), and the fan-out of events to every subscribed connection.
  */
 #include <errno.h>
 #include <ifaddrs.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agents/agent.h"
+#include "common/tls.h"
 #include "common/transport.h"
 #include "common/units.h"
 
@@ -74,6 +75,8 @@ static void agent_client_close(struct agent_client *cl, const char *why)
 		return;
 	rc_info("coordinator %s: closed: %s", cl->conn.t->peer, why);
 	cl->closing = true;
+	agent_workloads_orphaned(cl->a, cl->serial);
+	agent_timer_cancel(&cl->tls_timer);
 	agent_list_del(&cl->node);
 	agent_poll_stop(&cl->rd);
 	agent_poll_stop(&cl->wr);
@@ -116,39 +119,67 @@ static int agent_client_frame(struct rc_conn *c, uint16_t type, json_t *msg, voi
 
 	if (cl->closing)
 		return 1;
+	/* Frames only flow once the handshake is done: the identity is known by now. */
+	if (!cl->peer_id[0] && c->t->peer_id[0])
+		snprintf(cl->peer_id, sizeof(cl->peer_id), "%s", c->t->peer_id);
 	resp = agent_request(cl->a, cl, type, msg);
 	agent_client_respond(cl, resp);
 	return cl->closing ? 1 : 0;
 }
 
-static void agent_client_readable(struct agent_poll *p, int res)
+/* Reads what there is; also the end of a TLS handshake and any output it owes. */
+static void agent_client_drain(struct agent_client *cl)
 {
-	struct agent_client *cl = agent_container_of(p, struct agent_client, rd);
+	struct rc_transport *t = cl->conn.t;
 	int ret;
 
-	if (res < 0) {
-		agent_client_close(cl, strerror(-res));
-		return;
-	}
 	/* A request may close cl; hold it so the checks below stay valid. */
 	agent_client_get(cl);
 	ret = rc_conn_read(&cl->conn, agent_client_frame, cl);
 	if (ret == -ECONNRESET)
 		agent_client_close(cl, "peer closed the connection");
+	else if (ret == -EPROTO && t->error[0])
+		agent_client_close(cl, t->error);
 	else if (ret == -EPROTO || ret == -EPROTONOSUPPORT || ret == -EMSGSIZE)
 		agent_client_close(cl, "protocol error (bad frame or payload not a JSON object)");
 	else if (ret < 0)
-		agent_client_close(cl, strerror(-ret));
+		agent_client_close(cl, t->error[0] ? t->error : strerror(-ret));
+	if (!cl->closing && cl->tls_timer.pending && !t->handshaking) {
+		agent_timer_cancel(&cl->tls_timer);
+		rc_info("coordinator %s: TLS established, peer %s", t->peer, t->peer_id);
+	}
+	if (!cl->closing && rc_conn_want_write(&cl->conn))
+		agent_poll_arm(&cl->wr);
 	agent_client_put(cl);
+}
+
+static void agent_client_readable(struct agent_poll *p, int res)
+{
+	struct agent_client *cl = agent_container_of(p, struct agent_client, rd);
+
+	if (res < 0) {
+		agent_client_close(cl, strerror(-res));
+		return;
+	}
+	agent_client_drain(cl);
 }
 
 static void agent_client_writable(struct agent_poll *p, int res)
 {
 	struct agent_client *cl = agent_container_of(p, struct agent_client, wr);
+	bool owed = !res && cl->conn.t->ops->want_write && cl->conn.t->ops->want_write(cl->conn.t);
 	int ret = res < 0 ? res : rc_conn_flush(&cl->conn);
 
 	if (ret) {
-		agent_client_close(cl, strerror(-ret));
+		agent_client_close(cl, cl->conn.t->error[0] ? cl->conn.t->error : strerror(-ret));
+		return;
+	}
+	/*
+	 * A read that stopped to let the transport write may have left bytes in
+	 * the socket, and the multishot poll reports arrivals, not levels.
+	 */
+	if (owed) {
+		agent_client_drain(cl);
 		return;
 	}
 	if (rc_conn_want_write(&cl->conn))
@@ -165,13 +196,23 @@ static void agent_client_wr_idle(struct agent_poll *p)
 	agent_client_put(agent_container_of(p, struct agent_client, wr));
 }
 
+/* A coordinator that connects but never finishes its TLS handshake is not kept waiting for. */
+static void agent_client_tls_late(struct agent_timer *tm)
+{
+	struct agent_client *cl = agent_container_of(tm, struct agent_client, tls_timer);
+	char why[64];
+
+	snprintf(why, sizeof(why), "no TLS handshake within %d ms", AGENT_TLS_HANDSHAKE_MS);
+	agent_client_close(cl, why);
+}
+
 static void agent_client_accept(struct agent *a, int fd)
 {
 	struct rc_transport *t;
 	struct agent_client *cl;
 	int ret;
 
-	ret = rc_tcp_wrap(fd, &t);
+	ret = a->tls ? rc_tls_accept(a->tls, fd, &t) : rc_tcp_wrap(fd, &t);
 	if (ret) {
 		close(fd);
 		rc_err("accept: %s", strerror(-ret));
@@ -185,6 +226,7 @@ static void agent_client_accept(struct agent *a, int fd)
 		return;
 	}
 	cl->a = a;
+	cl->serial = ++a->last_serial;
 	cl->refs = 3; /* open, rd, wr */
 	agent_list_add_tail(&cl->node, &a->clients);
 	agent_poll_init(&cl->rd, &a->loop, fd, POLLIN, false, agent_client_readable,
@@ -201,7 +243,13 @@ static void agent_client_accept(struct agent *a, int fd)
 		agent_client_close(cl, "too many control interfaces to remember");
 		return;
 	}
-	rc_info("coordinator %s: connected over %s", t->peer, cl->ifname[0] ? cl->ifname : "?");
+	rc_info("coordinator %s: connected over %s%s", t->peer, cl->ifname[0] ? cl->ifname : "?",
+		a->tls ? ", TLS handshake" : " (plaintext)");
+	if (a->tls) {
+		cl->tls_timer.fire = agent_client_tls_late;
+		agent_timer_set(&a->loop, &cl->tls_timer,
+				rc_now_ns() + AGENT_TLS_HANDSHAKE_MS * RC_NSEC_PER_MSEC);
+	}
 	ret = agent_poll_arm(&cl->rd);
 	if (ret)
 		agent_client_close(cl, strerror(-ret));
@@ -230,11 +278,61 @@ static void agent_listen_ready(struct agent_poll *p, int res)
 	}
 }
 
+/* The TLS context from --tls-dir and the --tls-* files; nothing with --insecure-plaintext. */
+static int agent_tls_start(struct agent *a)
+{
+	const struct agent_opts *o = &a->opts;
+	static const char *const def_peers[] = {RC_TLS_COORDINATOR};
+	const char *peers[AGENT_MAX_PEERS];
+	char ca[4096], cert[4096], key[4096], err[1024];
+	struct rc_tls_files f = {.ca = ca, .cert = cert, .key = key};
+	unsigned int i;
+	int ret;
+
+	if (o->insecure_plaintext) {
+		rc_warn("--insecure-plaintext: coordinator connections on %s are neither encrypted "
+			"nor authenticated (tests only)",
+			o->listen_host);
+		return 0;
+	}
+	if (!o->tls_dir[0] && !o->tls_cert[0]) {
+		rc_err("no TLS credentials: give --tls-dir DIR (DIR/ca.crt, DIR/%s.crt, "
+		       "DIR/%s.key; `rdmachaos certs` makes them), or --tls-cert, --tls-key and "
+		       "--tls-ca; plaintext only with --insecure-plaintext on a loopback --listen",
+		       o->name, o->name);
+		return -EINVAL;
+	}
+	snprintf(ca, sizeof(ca), "%s", o->tls_ca);
+	snprintf(cert, sizeof(cert), "%s", o->tls_cert);
+	snprintf(key, sizeof(key), "%s", o->tls_key);
+	if (!ca[0] && snprintf(ca, sizeof(ca), "%.4000s/%s", o->tls_dir, RC_TLS_CA_FILE) < 0)
+		return -EINVAL;
+	if (!cert[0] && snprintf(cert, sizeof(cert), "%.4000s/%s.crt", o->tls_dir, o->name) < 0)
+		return -EINVAL;
+	if (!key[0] && snprintf(key, sizeof(key), "%.4000s/%s.key", o->tls_dir, o->name) < 0)
+		return -EINVAL;
+	for (i = 0; i < o->nr_allow_peer; i++)
+		peers[i] = o->allow_peer[i];
+	ret = rc_tls_ctx_new(&f, true, o->nr_allow_peer ? peers : def_peers,
+			     o->nr_allow_peer ? o->nr_allow_peer : 1, &a->tls, err, sizeof(err));
+	if (ret) {
+		rc_err("%s", err);
+		return ret;
+	}
+	rc_info("TLS: certificate %s, CA %s; coordinators accepted: %s%s", cert, ca,
+		o->nr_allow_peer ? o->allow_peer[0] : RC_TLS_COORDINATOR,
+		o->nr_allow_peer > 1 ? " and more (--allow-peer)" : "");
+	return 0;
+}
+
 int agent_server_start(struct agent *a)
 {
 	const char *host = a->opts.listen_host;
 	int ret;
 
+	ret = agent_tls_start(a);
+	if (ret)
+		return ret;
 	ret = rc_tcp_listen(strcmp(host, "0.0.0.0") ? host : NULL, a->opts.listen_port,
 			    &a->listen_fd);
 	if (ret) {
@@ -260,6 +358,8 @@ void agent_server_stop(struct agent *a)
 	if (a->listen_fd >= 0)
 		close(a->listen_fd);
 	a->listen_fd = -1;
+	rc_tls_ctx_free(a->tls); /* connections still closing hold their own reference */
+	a->tls = NULL;
 }
 
 void agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, json_t *fields)

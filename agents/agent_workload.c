@@ -26,6 +26,7 @@
 
 #define AGENT_WL_LINE_MAX 65536
 #define AGENT_WL_STREAM "rdmachaos-stream"
+#define AGENT_WL_ORPHAN_GRACE_MS 5000ULL
 
 struct agent_wl {
 	struct agent_list node; /* on a->workloads until answered for, or replaced */
@@ -48,7 +49,8 @@ struct agent_wl {
 	struct agent_client *stop_cl; /* a workload_stop waiting for the exit */
 	json_int_t stop_id;
 	bool stopping;
-	int refs; /* listed + each poll not yet idle */
+	uint64_t owner; /* the connection whose close stops it (stop_on_close), or 0 */
+	int refs;	/* listed + each poll not yet idle */
 };
 
 static void agent_wl_put(struct agent_wl *w)
@@ -214,7 +216,10 @@ static void agent_wl_exited(struct agent_wl *w, int status)
 		w->killed ? " (killed)" : "");
 	agent_emit(w->a, "workload", ev);
 	if (w->stopping) {
-		agent_client_respond(w->stop_cl, agent_response_ok(w->stop_id, agent_wl_result(w)));
+		agent_client_respond(w->stop_cl,
+				     agent_response_deferred(
+					 w->a, w->stop_cl, "workload_stop", w->stop_id,
+					 json_pack("{s:s}", "wl_id", w->id), agent_wl_result(w)));
 		agent_wl_remove(w);
 	}
 }
@@ -359,6 +364,8 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t
 	w->refs = 1;
 	snprintf(w->id, sizeof(w->id), "%s", wl_id);
 	snprintf(w->role, sizeof(w->role), "%s", role);
+	if (cl && json_is_true(json_object_get(req, "stop_on_close")))
+		w->owner = cl->serial;
 	agent_list_init(&w->node);
 	w->kill_timer.fire = agent_wl_kill;
 	ret = agent_wl_spawn(w, path, args, err, errlen);
@@ -412,6 +419,31 @@ int agent_op_workload_stop(struct agent *a, struct agent_client *cl, json_int_t 
 	rc_info("workload %s: SIGINT to pid %d, SIGKILL in %llu ms", w->id, (int)w->pid,
 		(unsigned long long)timeout_ms);
 	return AGENT_DEFERRED;
+}
+
+/*
+ * A coordinator that dies mid-drill must not leave RDMA traffic running: the
+ * workloads its connection started with stop_on_close get what workload_stop
+ * would send them (SIGINT, SIGKILL after 5 s), and nobody waits for the answer.
+ */
+void agent_workloads_orphaned(struct agent *a, uint64_t serial)
+{
+	struct agent_list *pos, *tmp;
+
+	agent_list_for_each_safe(pos, tmp, &a->workloads)
+	{
+		struct agent_wl *w = agent_list_entry(pos, struct agent_wl, node);
+
+		if (!serial || w->owner != serial || w->exited || w->stopping)
+			continue;
+		agent_notice(a, RC_LOG_WARN,
+			     "workload %s: the connection that started it closed: stopping pid %d",
+			     w->id, (int)w->pid);
+		w->stopping = true;
+		kill(w->pid, SIGINT);
+		agent_timer_set(&a->loop, &w->kill_timer,
+				rc_now_ns() + AGENT_WL_ORPHAN_GRACE_MS * RC_NSEC_PER_MSEC);
+	}
 }
 
 static bool agent_wl_reap(struct agent_wl *w)

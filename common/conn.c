@@ -36,7 +36,9 @@ int rc_conn_fd(const struct rc_conn *c)
 
 bool rc_conn_want_write(const struct rc_conn *c)
 {
-	return c->out_len > 0;
+	const struct rc_transport *t = c->t;
+
+	return c->out_len > 0 || (t && t->ops->want_write && t->ops->want_write(t));
 }
 
 int rc_conn_flush(struct rc_conn *c)
@@ -44,6 +46,12 @@ int rc_conn_flush(struct rc_conn *c)
 	size_t off = 0;
 	int ret = 0;
 
+	/* The transport's own records (handshake) go before any message. */
+	if (c->t->ops->flush) {
+		ret = c->t->ops->flush(c->t);
+		if (ret)
+			return ret;
+	}
 	while (off < c->out_len) {
 		ssize_t n = c->t->ops->send(c->t, c->out + off, c->out_len - off);
 

@@ -3,8 +3,9 @@
  * A protocol connection: a transport plus a frame decoder and an output queue.
  * Event-loop agnostic: the owner calls rc_conn_read() when the fd is readable
  * and rc_conn_flush() when it is writable (rc_conn_want_write() says when to
- * ask for that), so both the agent's io_uring loop and the coordinator's
- * poll loop drive the same code.
+ * ask for that, also after a read: a TLS handshake may owe output), so both
+ * the agent's io_uring loop and the coordinator's poll loop drive the same
+ * code. An edge-triggered owner reads again after each flush (transport.h).
  */
 #ifndef RC_CONN_H
 #define RC_CONN_H

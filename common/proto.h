@@ -36,7 +36,7 @@ struct rc_frame {
 
 struct rc_decoder {
 	uint8_t *buf;
-	size_t len;  /* bytes held */
+	size_t len; /* bytes held */
 	size_t cap;
 	size_t head; /* start of the first unconsumed byte */
 	uint32_t max_payload;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Plain TCP transport: loopback lab control channel and tests. TLS comes as a sibling. */
+/* Plain TCP transport: under TLS (common/transport_tls.c), and alone for loopback tests. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,28 +37,34 @@ static void rc_tcp_close(struct rc_transport *t)
 }
 
 static const struct rc_transport_ops rc_tcp_ops = {
-	.name = "tcp",
-	.recv = rc_tcp_recv,
-	.send = rc_tcp_send,
-	.close = rc_tcp_close,
+    .name = "tcp",
+    .recv = rc_tcp_recv,
+    .send = rc_tcp_send,
+    .close = rc_tcp_close,
 };
 
-int rc_tcp_wrap(int fd, struct rc_transport **out)
+void rc_sock_prepare(int fd, char *peer, size_t len)
 {
-	struct rc_transport *t = calloc(1, sizeof(*t));
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char host[INET6_ADDRSTRLEN] = "?", serv[8] = "?";
 	int one = 1;
 
-	if (!t)
-		return -ENOMEM;
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (!getpeername(fd, (struct sockaddr *)&ss, &sl))
 		getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), serv, sizeof(serv),
 			    NI_NUMERICHOST | NI_NUMERICSERV);
-	snprintf(t->peer, sizeof(t->peer), "%s:%s", host, serv);
+	snprintf(peer, len, "%s:%s", host, serv);
+}
+
+int rc_tcp_wrap(int fd, struct rc_transport **out)
+{
+	struct rc_transport *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	rc_sock_prepare(fd, t->peer, sizeof(t->peer));
 	t->ops = &rc_tcp_ops;
 	t->fd = fd;
 	*out = t;
@@ -101,7 +107,7 @@ int rc_tcp_connect(const char *host, uint16_t port, int timeout_ms, struct rc_tr
 		}
 		freeaddrinfo(ai);
 		return rc_tcp_wrap(fd, out);
-next:
+	next:
 		close(fd);
 		fd = -1;
 	}

@@ -12,8 +12,8 @@
 #define RC_NSEC_PER_MSEC 1000000ULL
 #define RC_NSEC_PER_SEC 1000000000ULL
 
-uint64_t rc_now_ns(void);     /* CLOCK_MONOTONIC */
-uint64_t rc_wall_ns(void);    /* CLOCK_REALTIME, for reports only */
+uint64_t rc_now_ns(void);  /* CLOCK_MONOTONIC */
+uint64_t rc_wall_ns(void); /* CLOCK_REALTIME, for reports only */
 
 /*
  * "250ms", "10s", "2m", "1.5s", plain numbers are seconds. Returns 0 and the

@@ -21,8 +21,8 @@ int clk_estimate(const struct clk_sample *s, unsigned int n, struct clk_estimate
 		return -EINVAL;
 	e->rtt_ns = (double)(best->t_recv_ns - best->t_send_ns);
 	e->uncertainty_ns = e->rtt_ns / 2;
-	e->offset_ns = (double)best->t_agent_ns -
-		       ((double)best->t_send_ns + (double)best->t_recv_ns) / 2.0;
+	e->offset_ns =
+	    (double)best->t_agent_ns - ((double)best->t_send_ns + (double)best->t_recv_ns) / 2.0;
 	e->samples = usable;
 	return 0;
 }

@@ -12,16 +12,16 @@
 #include <stdint.h>
 
 struct clk_sample {
-	uint64_t t_send_ns; /* coordinator, CLOCK_MONOTONIC */
+	uint64_t t_send_ns;  /* coordinator, CLOCK_MONOTONIC */
 	uint64_t t_agent_ns; /* agent, its CLOCK_MONOTONIC */
-	uint64_t t_recv_ns; /* coordinator */
+	uint64_t t_recv_ns;  /* coordinator */
 };
 
 struct clk_estimate {
 	double offset_ns;      /* agent - coordinator */
 	double uncertainty_ns; /* half the best round trip */
 	double rtt_ns;
-	unsigned int samples;  /* usable samples */
+	unsigned int samples; /* usable samples */
 };
 
 /* -EINVAL when no sample is usable (none, or every one has t_recv < t_send). */

@@ -36,7 +36,7 @@ static double drill_now_ms(const struct drill *d)
 }
 
 static void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
 {
@@ -65,8 +65,12 @@ static void drill_print_event(json_t *ev, void *arg)
 		const char *role = json_string_value(json_object_get(ev, "role"));
 
 		if (role && !strcmp(role, "client")) {
+			unsigned int i;
+
 			d->last_mbps = json_number_value(json_object_get(ev, "mbps"));
 			d->last_rail = (int)json_integer_value(json_object_get(ev, "rail"));
+			for (i = 0; i < d->sc.safety.nr_guards; i++)
+				guard_sample(&d->guards[i], t * 1000.0, d->last_mbps);
 		}
 		return;
 	}
@@ -76,9 +80,9 @@ static void drill_print_event(json_t *ev, void *arg)
 		fprintf(stderr, "  %+8.1fs %s link %s %s\n", t, node,
 			json_string_value(json_object_get(ev, "ifname")) ?: "?",
 			json_is_true(json_object_get(ev, "up")) &&
-					json_is_true(json_object_get(ev, "carrier"))
-				? "up"
-				: "down");
+				json_is_true(json_object_get(ev, "carrier"))
+			    ? "up"
+			    : "down");
 	else if (!strcmp(kind, "port") || !strcmp(kind, "async"))
 		fprintf(stderr, "  %+8.1fs %s %s port %lld %s\n", t, node,
 			json_string_value(json_object_get(ev, "device")) ?: "?",
@@ -91,25 +95,26 @@ static void drill_print_event(json_t *ev, void *arg)
 			json_string_value(json_object_get(ev, "netdev")) ?: "");
 	else if (!strcmp(kind, "workload") && type) {
 		if (!strcmp(type, "error"))
-			fprintf(stderr, "  %+8.1fs %s workload error on rail %lld: %s (vendor_err %lld)\n",
+			fprintf(stderr,
+				"  %+8.1fs %s workload error on rail %lld: %s (vendor_err %lld)\n",
 				t, node, json_integer_value(json_object_get(ev, "rail")),
 				json_string_value(json_object_get(ev, "wc_status")) ?: "?",
 				json_integer_value(json_object_get(ev, "vendor_err")));
 		else if (!strcmp(type, "failover") || !strcmp(type, "failback"))
-			fprintf(stderr, "  %+8.1fs %s workload %s rail %lld -> %lld\n", t, node, type,
-				json_integer_value(json_object_get(ev, "from_rail")),
+			fprintf(stderr, "  %+8.1fs %s workload %s rail %lld -> %lld\n", t, node,
+				type, json_integer_value(json_object_get(ev, "from_rail")),
 				json_integer_value(json_object_get(ev, "to_rail")));
 		else if (!strcmp(type, "rail_down") || !strcmp(type, "rail_up"))
 			fprintf(stderr, "  %+8.1fs %s workload %s rail %lld\n", t, node, type,
 				json_integer_value(json_object_get(ev, "rail")));
 		else if (!strcmp(type, "exit"))
-			fprintf(stderr, "  %+8.1fs %s workload %s exited (status %lld%s)\n", t, node,
-				json_string_value(json_object_get(ev, "role")) ?: "?",
+			fprintf(stderr, "  %+8.1fs %s workload %s exited (status %lld%s)\n", t,
+				node, json_string_value(json_object_get(ev, "role")) ?: "?",
 				json_integer_value(json_object_get(ev, "exit_status")),
 				json_is_true(json_object_get(ev, "killed")) ? ", killed" : "");
 		else if (!strcmp(type, "stall"))
-			fprintf(stderr, "  %+8.1fs %s workload stalled: no healthy rail (%s)\n", t, node,
-				json_string_value(json_object_get(ev, "reason")) ?: "?");
+			fprintf(stderr, "  %+8.1fs %s workload stalled: no healthy rail (%s)\n", t,
+				node, json_string_value(json_object_get(ev, "reason")) ?: "?");
 	} else if (!strcmp(kind, "agent"))
 		fprintf(stderr, "  %+8.1fs %s agent: %s\n", t, node,
 			json_string_value(json_object_get(ev, "message")) ?: "?");
@@ -164,7 +169,8 @@ static int drill_setup_fleet(struct drill *d)
 		if (d->lab) {
 			addr = labenv_agent(d->lab, a->name);
 			if (!addr) {
-				drill_reason(d, true, "lab has no node %s: lab is smaller than the drill",
+				drill_reason(d, true,
+					     "lab has no node %s: lab is smaller than the drill",
 					     a->name);
 				return -ENOENT;
 			}
@@ -182,13 +188,15 @@ static int drill_prepare_lab(struct drill *d)
 
 	ret = labenv_load(&d->lab);
 	if (ret == -ENOENT) {
-		fprintf(stderr, "rdmachaos: no lab is up; booting %u nodes x %u rails (stopped again "
-				"after the drill)\n",
+		fprintf(stderr,
+			"rdmachaos: no lab is up; booting %u nodes x %u rails (stopped again "
+			"after the drill)\n",
 			d->sc.lab_nodes, d->sc.lab_rails);
 		ret = labenv_up(d->sc.lab_nodes, d->sc.lab_rails);
 		if (ret) {
-			drill_reason(d, true, "the lab did not come up (see the messages above and "
-					      "build/lab/run/*.console.log)");
+			drill_reason(d, true,
+				     "the lab did not come up (see the messages above and "
+				     "build/lab/run/*.console.log)");
 			return ret;
 		}
 		d->lab_started_here = true;
@@ -201,10 +209,11 @@ static int drill_prepare_lab(struct drill *d)
 	nodes = json_array_size(json_object_get(d->lab, "nodes"));
 	rails = json_integer_value(json_object_get(d->lab, "rails"));
 	if (nodes < d->sc.lab_nodes || rails < d->sc.lab_rails) {
-		drill_reason(d, true,
-			     "the lab that is up has %zu nodes x %lld rails; the drill needs %u x %u "
-			     "(rdmachaos lab down, then run again)",
-			     nodes, (long long)rails, d->sc.lab_nodes, d->sc.lab_rails);
+		drill_reason(
+		    d, true,
+		    "the lab that is up has %zu nodes x %lld rails; the drill needs %u x %u "
+		    "(rdmachaos lab down, then run again)",
+		    nodes, (long long)rails, d->sc.lab_nodes, d->sc.lab_rails);
 		return -ERANGE;
 	}
 	return 0;
@@ -317,10 +326,11 @@ static int drill_start_workload(struct drill *d)
 
 	for (i = 0; i < w->nr_rails; i++) {
 		if (drill_rail_addr(d, w->to, w->rails[i], addr, sizeof(addr))) {
-			drill_reason(d, true,
-				     "%s has no IPv4 address on rail %d (its inventory lists no netdev "
-				     "for that rail)",
-				     w->to, w->rails[i]);
+			drill_reason(
+			    d, true,
+			    "%s has no IPv4 address on rail %d (its inventory lists no netdev "
+			    "for that rail)",
+			    w->to, w->rails[i]);
 			return -ENOENT;
 		}
 		snprintf(listen + strlen(listen), sizeof(listen) - strlen(listen), "%s%s",
@@ -335,8 +345,9 @@ static int drill_start_workload(struct drill *d)
 	snprintf(num[4], sizeof(num[4]), "%u", w->qp_timeout);
 	snprintf(num[5], sizeof(num[5]), "%u", w->qp_retry_cnt);
 	const char *op = w->op == SC_OP_WRITE ? "write" : "send";
-	const char *common[] = {"--port",  num[0], "--op",	    op,	    "--msg-size",
-				num[1],	   "--queue-depth", num[2], "--interval-ms", num[3]};
+	const char *common[] = {"--port",	 num[0], "--op",	  op,
+				"--msg-size",	 num[1], "--queue-depth", num[2],
+				"--interval-ms", num[3]};
 
 	sargs[ns++] = "--listen";
 	sargs[ns++] = listen;
@@ -353,8 +364,8 @@ static int drill_start_workload(struct drill *d)
 	cargs[nc++] = "--retry-cnt";
 	cargs[nc++] = num[5];
 
-	req = json_pack("{s:s,s:s,s:s,s:o}", "op", "workload_start", "wl_id", DRILL_WL_ID, "role",
-			"server", "args", drill_strings(sargs, ns));
+	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", DRILL_WL_ID,
+			"stop_on_close", 1, "role", "server", "args", drill_strings(sargs, ns));
 	ret = fleet_call(&d->fl, srv, req, DRILL_CALL_MS, &res, err, sizeof(err));
 	json_decref(req);
 	json_decref(res);
@@ -387,8 +398,8 @@ static int drill_start_workload(struct drill *d)
 		fleet_pump(&d->fl, 100);
 	}
 	d->fl.t0_ns = rc_now_ns();
-	req = json_pack("{s:s,s:s,s:s,s:o}", "op", "workload_start", "wl_id", DRILL_WL_ID, "role",
-			"client", "args", drill_strings(cargs, nc));
+	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", DRILL_WL_ID,
+			"stop_on_close", 1, "role", "client", "args", drill_strings(cargs, nc));
 	ret = fleet_call(&d->fl, cli, req, DRILL_CALL_MS, &res, err, sizeof(err));
 	json_decref(req);
 	json_decref(res);
@@ -433,7 +444,8 @@ static const char *drill_device_of(struct drill *d, const char *node, const char
 
 	json_array_foreach(json_object_get(a ? a->inventory : NULL, "devices"), i, dev)
 		json_array_foreach(json_object_get(dev, "ports"), k, port)
-			if (!strcmp(json_string_value(json_object_get(port, "netdev")) ?: "", netdev))
+			if (!strcmp(json_string_value(json_object_get(port, "netdev")) ?: "",
+				    netdev))
 				return json_string_value(json_object_get(dev, "name"));
 	return NULL;
 }
@@ -456,10 +468,10 @@ static void drill_inject(struct drill *d, struct drill_fault *f)
 	int ret;
 
 	f->inject_tried = true;
-	req = json_pack("{s:s,s:s,s:s,s:o,s:O,s:I}", "op", "inject", "fault_id", sf->name,
+	req = json_pack("{s:s,s:s,s:s,s:o,s:O,s:I,s:I}", "op", "inject", "fault_id", sf->name,
 			"injector", sf->injector, "target", drill_target_json(&sf->target),
 			"params", sf->params ? sf->params : json_object(), "duration_ms",
-			(json_int_t)sf->duration_ms);
+			(json_int_t)sf->duration_ms, "lease_ms", (json_int_t)d->sc.safety.lease_ms);
 	ret = fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, f->error, sizeof(f->error));
 	json_decref(req);
 	if (ret) {
@@ -471,8 +483,8 @@ static void drill_inject(struct drill *d, struct drill_fault *f)
 	f->inject_result = res;
 	at = json_object_get(res, "injected_at_ns");
 	f->ev.injected_ms = json_is_integer(at)
-				    ? fleet_agent_ms(&d->fl, a, (uint64_t)json_integer_value(at))
-				    : drill_now_ms(d);
+				? fleet_agent_ms(&d->fl, a, (uint64_t)json_integer_value(at))
+				: drill_now_ms(d);
 	snprintf(f->ev.netdev, sizeof(f->ev.netdev), "%s",
 		 json_string_value(json_object_get(res, "netdev")) ?: sf->target.netdev);
 	dev = drill_device_of(d, sf->target.node, f->ev.netdev);
@@ -509,13 +521,12 @@ static void drill_revert(struct drill *d, struct drill_fault *f)
 	f->revert_verified = json_is_true(json_object_get(res, "verified"));
 	at = json_object_get(res, "reverted_at_ns");
 	f->ev.reverted_ms = json_is_integer(at)
-				    ? fleet_agent_ms(&d->fl, a, (uint64_t)json_integer_value(at))
-				    : drill_now_ms(d);
+				? fleet_agent_ms(&d->fl, a, (uint64_t)json_integer_value(at))
+				: drill_now_ms(d);
 	json_array_foreach(json_object_get(res, "actions"), i, act)
-		json_array_append_new(d->cleanup,
-				      json_pack("{s:s,s:s,s:O,s:b}", "node", a->name, "fault_id",
-						sf->name, "action", act, "verified",
-						f->revert_verified));
+		json_array_append_new(d->cleanup, json_pack("{s:s,s:s,s:O,s:b}", "node", a->name,
+							    "fault_id", sf->name, "action", act,
+							    "verified", f->revert_verified));
 	if (!json_array_size(json_object_get(res, "actions")))
 		json_array_append_new(d->cleanup,
 				      json_pack("{s:s,s:s,s:s,s:b}", "node", a->name, "fault_id",
@@ -523,8 +534,8 @@ static void drill_revert(struct drill *d, struct drill_fault *f)
 						f->revert_verified));
 	if (!f->revert_verified)
 		d->cleanup_ok = false;
-	fprintf(stderr, "  %+8.1fs %s reverted %s (%s)%s\n", f->ev.reverted_ms / 1000.0,
-		a->name, sf->name, f->ev.netdev, f->revert_verified ? ", verified" : ", NOT verified");
+	fprintf(stderr, "  %+8.1fs %s reverted %s (%s)%s\n", f->ev.reverted_ms / 1000.0, a->name,
+		sf->name, f->ev.netdev, f->revert_verified ? ", verified" : ", NOT verified");
 	json_decref(res);
 }
 
@@ -551,20 +562,18 @@ static void drill_revert_all(struct drill *d)
 		if (!who[i])
 			continue;
 		if (!res[i]) {
-			json_array_append_new(d->cleanup,
-					      json_pack("{s:s,s:s,s:b}", "node",
-							d->fl.agents[i].name, "action", errs[i],
-							"verified", 0));
+			json_array_append_new(d->cleanup, json_pack("{s:s,s:s,s:b}", "node",
+								    d->fl.agents[i].name, "action",
+								    errs[i], "verified", 0));
 			d->cleanup_ok = false;
 			continue;
 		}
 		json_array_foreach(json_object_get(res[i], "reverted"), k, r)
 			json_array_append_new(
-				d->cleanup,
-				json_pack("{s:s,s:O,s:s,s:b}", "node", d->fl.agents[i].name,
-					  "fault_id", r, "action", "reverted by revert_all",
-					  "verified",
-					  json_is_true(json_object_get(res[i], "verified"))));
+			    d->cleanup,
+			    json_pack("{s:s,s:O,s:s,s:b}", "node", d->fl.agents[i].name, "fault_id",
+				      r, "action", "reverted by revert_all", "verified",
+				      json_is_true(json_object_get(res[i], "verified"))));
 		if (!json_is_true(json_object_get(res[i], "verified")))
 			d->cleanup_ok = false;
 		json_decref(res[i]);
@@ -574,6 +583,112 @@ out:
 	free(res);
 	free(errs);
 	free(who);
+}
+
+/*
+ * Keeps every injected, unreverted fault's lease alive: one `renew` per
+ * holding node, four times per lease, so one lost round trip is harmless.
+ * A fault the agent no longer knows was reverted by its lease: the drill's
+ * results for it are not what the scenario asked for.
+ */
+static void drill_renew(struct drill *d, double now)
+{
+	const double every = d->sc.safety.lease_ms / 4.0;
+	unsigned int i, n = d->fl.nr_agents;
+	json_t *ids, *req, **res = NULL;
+	char(*errs)[256] = NULL;
+	bool *who = NULL, any = false;
+
+	if (now - d->last_renew_ms < every)
+		return;
+	d->last_renew_ms = now;
+	ids = json_array();
+	who = calloc(n ? n : 1, sizeof(*who));
+	res = calloc(n ? n : 1, sizeof(*res));
+	errs = calloc(n ? n : 1, sizeof(*errs));
+	if (!ids || !who || !res || !errs)
+		goto out;
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		struct drill_fault *f = &d->faults[i];
+		struct fl_agent *a;
+
+		if (!f->injected || f->reverted)
+			continue;
+		a = fleet_find(&d->fl, f->ev.decl->target.node);
+		if (!a)
+			continue;
+		who[a - d->fl.agents] = true;
+		json_array_append_new(ids, json_string(f->ev.decl->name));
+		any = true;
+	}
+	if (!any)
+		goto out;
+	req = json_pack("{s:s,s:O}", "op", "renew", "fault_ids", ids);
+	if (!req)
+		goto out;
+	fleet_call_many(&d->fl, who, req, (int)(d->sc.safety.lease_ms / 2), res, errs);
+	json_decref(req);
+	for (i = 0; i < n; i++) {
+		if (!who[i])
+			continue;
+		d->renews_sent++;
+		if (!res[i]) {
+			d->renews_failed++;
+			rc_warn("lease renewal: %s", errs[i]);
+		}
+	}
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		struct drill_fault *f = &d->faults[i];
+		struct fl_agent *a;
+		json_t *r, *id;
+		size_t k;
+
+		if (!f->injected || f->reverted)
+			continue;
+		a = fleet_find(&d->fl, f->ev.decl->target.node);
+		r = a ? res[a - d->fl.agents] : NULL;
+		json_array_foreach(json_object_get(r, "unknown"), k, id) {
+			if (!json_is_string(id) || strcmp(json_string_value(id), f->ev.decl->name))
+				continue;
+			f->reverted = true;
+			f->ev.reverted_ms = now;
+			drill_reason(d, true,
+				     "fault %s: %s reverted it when its %.1f s lease ran out (the "
+				     "coordinator's renewals did not arrive)",
+				     f->ev.decl->name, a->name, d->sc.safety.lease_ms / 1000.0);
+		}
+	}
+out:
+	for (i = 0; res && i < n; i++)
+		json_decref(res[i]);
+	json_decref(ids);
+	free(who);
+	free(res);
+	free(errs);
+}
+
+/* True when a guard has tripped: the timeline stops and cleanup follows. */
+static bool drill_guards(struct drill *d, double now)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->sc.safety.nr_guards; i++) {
+		struct guard_state *gs = &d->guards[i];
+		char what[160];
+
+		if (!guard_poll(gs, now))
+			continue;
+		guard_describe(gs->g, what, sizeof(what));
+		d->aborted_by = (int)i;
+		drill_reason(d, false,
+			     "aborted by guard %u (%s, line %d) at %.1f s: %s; every fault was "
+			     "reverted",
+			     i, what, gs->g->line, gs->tripped_ms / 1000.0, gs->why);
+		fprintf(stderr, "  %+8.1fs GUARD TRIPPED: %s; stopping the drill\n", now / 1000.0,
+			gs->why);
+		return true;
+	}
+	return false;
 }
 
 static void drill_progress(struct drill *d, double now)
@@ -604,17 +719,24 @@ static void drill_timeline(struct drill *d)
 			ev_baseline(d->fl.events, (double)d->sc.warmup_ms, baseline_end,
 				    &d->baseline);
 			d->baseline_done = true;
-			fprintf(stderr, "  %+8.1fs baseline: %.2f MB/s, p50 latency %.0f us (%u samples)\n",
+			fprintf(stderr,
+				"  %+8.1fs baseline: %.2f MB/s, p50 latency %.0f us (%u samples)\n",
 				now / 1000.0, d->baseline.throughput_mbps,
 				d->baseline.latency_us_p50, d->baseline.samples);
 			if (!d->baseline.samples || d->baseline.throughput_mbps <= 0) {
-				drill_reason(d, true,
-					     "no baseline: the workload moved no data in %.1f-%.1f s; "
-					     "nothing was injected",
-					     d->sc.warmup_ms / 1000.0, baseline_end / 1000.0);
+				drill_reason(
+				    d, true,
+				    "no baseline: the workload moved no data in %.1f-%.1f s; "
+				    "nothing was injected",
+				    d->sc.warmup_ms / 1000.0, baseline_end / 1000.0);
 				return;
 			}
+			for (i = 0; i < d->sc.safety.nr_guards; i++)
+				guard_arm_throughput(&d->guards[i], now,
+						     d->baseline.throughput_mbps);
 		}
+		if (drill_guards(d, now))
+			return;
 		for (i = 0; i < d->sc.nr_faults; i++) {
 			struct drill_fault *f = &d->faults[i];
 			const struct sc_fault *sf = f->ev.decl;
@@ -627,6 +749,7 @@ static void drill_timeline(struct drill *d)
 		}
 		if (now >= d->end_ms)
 			return;
+		drill_renew(d, now);
 		drill_progress(d, now);
 		fleet_pump(&d->fl, 100);
 	}
@@ -665,6 +788,7 @@ int drill_run(const struct drill_opts *o)
 	d->cleanup = json_array();
 	d->cleanup_ok = true;
 	d->last_rail = -1;
+	d->aborted_by = -1;
 	ret = scenario_load(o->scenario, &d->sc, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "rdmachaos: %s\n", err);
@@ -683,8 +807,9 @@ int drill_run(const struct drill_opts *o)
 		goto free_sc;
 	}
 	if (!d->sc.lab && o->lab) {
-		fprintf(stderr, "rdmachaos: %s declares nodes:, not lab:; drop --lab or declare "
-				"lab: {nodes: N, rails: R}\n",
+		fprintf(stderr,
+			"rdmachaos: %s declares nodes:, not lab:; drop --lab or declare "
+			"lab: {nodes: N, rails: R}\n",
 			o->scenario);
 		code = RC_EXIT_USAGE;
 		goto free_sc;
@@ -702,8 +827,9 @@ int drill_run(const struct drill_opts *o)
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		const struct sc_fault *sf = &d->sc.faults[i];
 		double end = (double)(sf->at_ms + sf->duration_ms);
-		double rec = (double)(sf->at_ms + d->sc.expect.recovery_within_ms +
-				      d->sc.expect.recovery_sustain_ms + 3 * d->sc.workload.interval_ms);
+		double rec =
+		    (double)(sf->at_ms + d->sc.expect.recovery_within_ms +
+			     d->sc.expect.recovery_sustain_ms + 3 * d->sc.workload.interval_ms);
 
 		d->faults[i].ev.decl = sf;
 		d->faults[i].ev.rail = sf->target.rail;
@@ -711,12 +837,15 @@ int drill_run(const struct drill_opts *o)
 		d->faults[i].ev.reverted_ms = -1;
 		/* same-size arrays: plain copies (snprintf trips -Wrestrict here) */
 		_Static_assert(sizeof(d->faults[i].ev.node) == sizeof(sf->target.node), "node");
-		_Static_assert(sizeof(d->faults[i].ev.netdev) == sizeof(sf->target.netdev), "netdev");
+		_Static_assert(sizeof(d->faults[i].ev.netdev) == sizeof(sf->target.netdev),
+			       "netdev");
 		memcpy(d->faults[i].ev.node, sf->target.node, sizeof(d->faults[i].ev.node));
 		memcpy(d->faults[i].ev.netdev, sf->target.netdev, sizeof(d->faults[i].ev.netdev));
 		last_end = fmax(last_end, fmax(end, rec));
 	}
 	d->end_ms = last_end + (double)d->sc.cooldown_ms + 1000;
+	for (i = 0; i < d->sc.safety.nr_guards; i++)
+		guard_init(&d->guards[i], &d->sc.safety.guards[i]);
 
 	if (d->sc.lab && drill_prepare_lab(d))
 		goto evaluate;
@@ -730,8 +859,9 @@ int drill_run(const struct drill_opts *o)
 	fprintf(stderr, "\n");
 	if (drill_start_workload(d))
 		goto cleanup;
-	fprintf(stderr, "rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
-			"drill ends at %.1f s\n",
+	fprintf(stderr,
+		"rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
+		"drill ends at %.1f s\n",
 		d->sc.workload.from, d->sc.workload.to, d->sc.warmup_ms / 1000.0,
 		d->sc.baseline_ms / 1000.0, d->end_ms / 1000.0);
 	drill_timeline(d);
@@ -771,6 +901,8 @@ evaluate:
 		v = ev_verdict(&d->sc.expect, &d->baseline, results, evf, d->sc.nr_faults, &in,
 			       d->cleanup_ok, reasons);
 	}
+	if (d->aborted_by >= 0 && v != EV_CLEANUP_FAILED)
+		v = EV_FAIL; /* a guard is a floor the system broke, whatever else was measured */
 	if (d->inconclusive && v == EV_PASS)
 		v = EV_INCONCLUSIVE;
 	if (d->inconclusive && v == EV_FAIL && drill_stop_requested)
@@ -786,10 +918,10 @@ evaluate:
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		const struct drill_fault *f = &d->faults[i];
 
-		fprintf(stderr,
-			"rdmachaos: %s: detection %s, isolation %s, recovery %s\n",
+		fprintf(stderr, "rdmachaos: %s: detection %s, isolation %s, recovery %s\n",
 			f->ev.decl->name,
-			f->result.detection.seen ? (f->result.detection.ok ? "ok" : "late") : "not seen",
+			f->result.detection.seen ? (f->result.detection.ok ? "ok" : "late")
+						 : "not seen",
 			!f->result.isolation_checked ? "not checked"
 			: f->result.isolation.seen   ? (f->result.isolation.ok ? "ok" : "late")
 						     : "not seen",
@@ -821,6 +953,8 @@ evaluate:
 	json_decref(report);
 	json_decref(reasons);
 	fleet_free(&d->fl);
+	for (i = 0; i < d->sc.safety.nr_guards; i++)
+		guard_close(&d->guards[i]);
 	json_decref(d->lab);
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		json_decref(d->faults[i].inject_result);

@@ -23,8 +23,8 @@ enum rc_exit {
 
 struct drill_opts {
 	const char *scenario;
-	const char *out_dir;  /* NULL: runs/<UTC>-<name>/ */
-	bool lab;             /* run in the lab (implied by a `lab:` drill) */
+	const char *out_dir; /* NULL: runs/<UTC>-<name>/ */
+	bool lab;	     /* run in the lab (implied by a `lab:` drill) */
 	bool dry_run;
 	bool have_seed;
 	uint64_t seed;

@@ -13,6 +13,7 @@
 #include "coordinator/drill.h"
 #include "coordinator/evaluate.h"
 #include "coordinator/fleet.h"
+#include "coordinator/guard.h"
 #include "coordinator/scenario.h"
 
 struct drill_fault {
@@ -35,14 +36,18 @@ struct drill {
 	struct ev_baseline baseline;
 	bool baseline_done;
 	bool workload_started[2]; /* server, client */
-	json_t *reasons;   /* extra reasons from the engine (inconclusive causes) */
-	json_t *cleanup;   /* actions */
+	json_t *reasons;	  /* extra reasons from the engine (inconclusive causes) */
+	json_t *cleanup;	  /* actions */
 	bool cleanup_ok;
 	bool inconclusive;
 	double end_ms;
 	double last_progress_ms;
 	double last_mbps;
 	int last_rail;
+	struct guard_state guards[SC_MAX_GUARDS];
+	int aborted_by; /* index of the guard that stopped the drill, -1 if none */
+	double last_renew_ms;
+	unsigned int renews_sent, renews_failed;
 };
 
 /* The report.json document (docs/REPORT.md) of a finished drill. */

@@ -61,9 +61,10 @@ static json_t *drill_anomalies(struct drill *d)
 		if (explained && strcmp(kind, "agent"))
 			continue;
 		s = json_dumps(ev, JSON_COMPACT);
-		json_array_append_new(out, json_pack("{s:f,s:s,s:s}", "t_ms", t, "node",
-						     json_string_value(json_object_get(ev, "node")) ?: "?",
-						     "what", s ? s : kind));
+		json_array_append_new(
+		    out, json_pack("{s:f,s:s,s:s}", "t_ms", t, "node",
+				   json_string_value(json_object_get(ev, "node")) ?: "?", "what",
+				   s ? s : kind));
 		free(s);
 	}
 	return out;
@@ -75,11 +76,12 @@ static json_t *drill_environment(struct drill *d)
 	unsigned int i;
 
 	if (d->lab)
-		json_object_set_new(env, "lab",
-				    json_pack("{s:i,s:O,s:O}", "nodes",
-					      (int)json_array_size(json_object_get(d->lab, "nodes")),
-					      "rails", json_object_get(d->lab, "rails") ?: json_null(),
-					      "accel", json_object_get(d->lab, "accel") ?: json_null()));
+		json_object_set_new(
+		    env, "lab",
+		    json_pack("{s:i,s:O,s:O}", "nodes",
+			      (int)json_array_size(json_object_get(d->lab, "nodes")), "rails",
+			      json_object_get(d->lab, "rails") ?: json_null(), "accel",
+			      json_object_get(d->lab, "accel") ?: json_null()));
 	for (i = 0; i < d->fl.nr_agents; i++) {
 		struct fl_agent *a = &d->fl.agents[i];
 		json_t *n = a->inventory ? json_deep_copy(a->inventory) : json_object();
@@ -92,6 +94,37 @@ static json_t *drill_environment(struct drill *d)
 	}
 	json_object_set_new(env, "nodes", nodes);
 	return env;
+}
+
+/* What the drill was allowed to reach and how it could stop itself; which guard stopped it. */
+static json_t *drill_safety(const struct drill *d)
+{
+	const struct sc_safety *s = &d->sc.safety;
+	json_t *guards = json_array(), *o;
+	unsigned int i;
+	char what[160];
+
+	for (i = 0; i < s->nr_guards; i++) {
+		const struct guard_state *gs = &d->guards[i];
+
+		guard_describe(&s->guards[i], what, sizeof(what));
+		o = json_pack("{s:s,s:s,s:b}", "kind",
+			      s->guards[i].kind == SC_GUARD_THROUGHPUT ? "throughput" : "tcp_probe",
+			      "description", what, "tripped", gs->tripped);
+		if (gs->tripped) {
+			json_object_set_new(o, "tripped_ms", json_real(gs->tripped_ms));
+			json_object_set_new(o, "why", json_string(gs->why));
+		}
+		if (s->guards[i].kind == SC_GUARD_TCP_PROBE)
+			json_object_set_new(o, "attempts", json_integer(gs->attempts));
+		json_array_append_new(guards, o);
+	}
+	return json_pack("{s:I,s:{s:i,s:i,s:f},s:o,s:o,s:{s:i,s:i}}", "lease_ms",
+			 (json_int_t)s->lease_ms, "blast_radius", "max_nodes", (int)s->max_nodes,
+			 "max_rails", (int)s->max_rails, "max_fleet_share", s->max_fleet_share,
+			 "guards", guards, "aborted_by",
+			 d->aborted_by >= 0 ? json_integer(d->aborted_by) : json_null(), "renewals",
+			 "sent", (int)d->renews_sent, "failed", (int)d->renews_failed);
 }
 
 static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reasons,
@@ -117,18 +150,20 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 	json_object_set_new(r, "verdict", json_string(ev_verdict_name(v)));
 	json_object_set_new(r, "exit_code", json_integer(ev_verdict_exit_code(v)));
 	json_object_set_new(r, "reasons", json_incref(reasons));
-	json_object_set_new(r, "seed", json_integer((json_int_t)(d->o->have_seed ? d->o->seed : 1)));
+	json_object_set_new(r, "seed",
+			    json_integer((json_int_t)(d->o->have_seed ? d->o->seed : 1)));
 	json_object_set_new(r, "environment", drill_environment(d));
+	json_object_set_new(r, "safety", drill_safety(d));
 	for (i = 0; i < d->fl.nr_agents; i++) {
 		const struct fl_agent *a = &d->fl.agents[i];
 
 		if (!a->clock_known)
 			continue;
 		json_array_append_new(
-			clock, json_pack("{s:s,s:f,s:f,s:f,s:i}", "name", a->name, "offset_us",
-					 a->clock.offset_ns / 1e3, "uncertainty_us",
-					 a->clock.uncertainty_ns / 1e3, "rtt_us", a->clock.rtt_ns / 1e3,
-					 "samples", (int)a->clock.samples));
+		    clock, json_pack("{s:s,s:f,s:f,s:f,s:i}", "name", a->name, "offset_us",
+				     a->clock.offset_ns / 1e3, "uncertainty_us",
+				     a->clock.uncertainty_ns / 1e3, "rtt_us", a->clock.rtt_ns / 1e3,
+				     "samples", (int)a->clock.samples));
 	}
 	json_object_set_new(r, "clock", json_pack("{s:o}", "nodes", clock));
 
@@ -144,36 +179,36 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 			last_rev = f->ev.reverted_ms;
 	}
 	json_object_set_new(
-		r, "workload",
-		json_pack("{s:s,s:s,s:s,s:s,s:I,s:i,s:o,s:{s:i,s:i},s:{s:o,s:o,s:i,s:[f,f]},"
-			  "s:{s:o,s:o,s:o},s:o}",
-			  "kind", w->kind, "from", w->from, "to", w->to, "op",
-			  w->op == SC_OP_WRITE ? "write" : "send", "msg_size", (json_int_t)w->msg_size,
-			  "queue_depth", (int)w->queue_depth, "rails", rails, "qp", "timeout",
-			  (int)w->qp_timeout, "retry_cnt", (int)w->qp_retry_cnt, "baseline",
-			  "throughput_mbps",
-			  drill_num_or_null(d->baseline.samples ? d->baseline.throughput_mbps : NAN),
-			  "latency_us_p50",
-			  drill_num_or_null(d->baseline.samples ? d->baseline.latency_us_p50 : NAN),
-			  "samples", (int)d->baseline.samples, "window_ms", (double)d->sc.warmup_ms,
-			  (double)(d->sc.warmup_ms + d->sc.baseline_ms), "throughput", "before_mbps",
-			  drill_num_or_null(d->baseline.samples ? d->baseline.throughput_mbps : NAN),
-			  "during_mbps",
-			  drill_num_or_null(first_inj >= 0 ? drill_mean_mbps(d->fl.events, first_inj,
-									    last_rev > 0 ? last_rev
-											 : d->end_ms)
-							   : NAN),
-			  "after_mbps",
-			  drill_num_or_null(last_rev > 0 ? drill_mean_mbps(d->fl.events,
-									   last_rev + 2000, d->end_ms)
-						       : NAN),
-			  "integrity",
-			  in->known ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "sent", (json_int_t)in->sent,
-						"received", (json_int_t)in->received, "lost",
-						(json_int_t)in->lost, "duplicated",
-						(json_int_t)in->duplicated, "corrupted",
-						(json_int_t)in->corrupted)
-				    : json_null()));
+	    r, "workload",
+	    json_pack(
+		"{s:s,s:s,s:s,s:s,s:I,s:i,s:o,s:{s:i,s:i},s:{s:o,s:o,s:i,s:[f,f]},"
+		"s:{s:o,s:o,s:o},s:o}",
+		"kind", w->kind, "from", w->from, "to", w->to, "op",
+		w->op == SC_OP_WRITE ? "write" : "send", "msg_size", (json_int_t)w->msg_size,
+		"queue_depth", (int)w->queue_depth, "rails", rails, "qp", "timeout",
+		(int)w->qp_timeout, "retry_cnt", (int)w->qp_retry_cnt, "baseline",
+		"throughput_mbps",
+		drill_num_or_null(d->baseline.samples ? d->baseline.throughput_mbps : NAN),
+		"latency_us_p50",
+		drill_num_or_null(d->baseline.samples ? d->baseline.latency_us_p50 : NAN),
+		"samples", (int)d->baseline.samples, "window_ms", (double)d->sc.warmup_ms,
+		(double)(d->sc.warmup_ms + d->sc.baseline_ms), "throughput", "before_mbps",
+		drill_num_or_null(d->baseline.samples ? d->baseline.throughput_mbps : NAN),
+		"during_mbps",
+		drill_num_or_null(first_inj >= 0
+				      ? drill_mean_mbps(d->fl.events, first_inj,
+							last_rev > 0 ? last_rev : d->end_ms)
+				      : NAN),
+		"after_mbps",
+		drill_num_or_null(
+		    last_rev > 0 ? drill_mean_mbps(d->fl.events, last_rev + 2000, d->end_ms) : NAN),
+		"integrity",
+		in->known
+		    ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "sent", (json_int_t)in->sent, "received",
+				(json_int_t)in->received, "lost", (json_int_t)in->lost,
+				"duplicated", (json_int_t)in->duplicated, "corrupted",
+				(json_int_t)in->corrupted)
+		    : json_null()));
 
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		const struct drill_fault *f = &d->faults[i];
@@ -186,13 +221,14 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 			json_object_set_new(tgt, "netdev", json_string(f->ev.netdev));
 		if (f->ev.device[0])
 			json_object_set_new(tgt, "device", json_string(f->ev.device));
-		fj = json_pack("{s:s,s:s,s:o,s:O,s:I,s:I}", "id", sf->name, "injector", sf->injector,
-			       "target", tgt, "params", sf->params ? sf->params : json_null(), "at_ms",
+		fj = json_pack("{s:s,s:s,s:o,s:O,s:I,s:I}", "id", sf->name, "injector",
+			       sf->injector, "target", tgt, "params",
+			       sf->params ? sf->params : json_null(), "at_ms",
 			       (json_int_t)sf->at_ms, "duration_ms", (json_int_t)sf->duration_ms);
 		if (f->injected) {
 			json_object_set_new(fj, "injected_ms", json_real(f->ev.injected_ms));
-			json_object_set_new(fj, "prior",
-					    json_incref(json_object_get(f->inject_result, "prior")));
+			json_object_set_new(
+			    fj, "prior", json_incref(json_object_get(f->inject_result, "prior")));
 		} else {
 			json_object_set_new(fj, "injected_ms", json_null());
 			json_object_set_new(fj, "error", json_string(f->error));
@@ -204,9 +240,9 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 			json_object_set_new(fj, "isolation", ev_measure_json(&f->result.isolation));
 		json_object_set_new(fj, "recovery", ev_measure_json(&f->result.recovery));
 		json_object_set_new(fj, "verdict",
-				    json_string(!f->injected ? "inconclusive"
-						: f->result.ok	 ? "pass"
-								 : "fail"));
+				    json_string(!f->injected   ? "inconclusive"
+						: f->result.ok ? "pass"
+							       : "fail"));
 		json_array_append_new(faults, fj);
 	}
 	json_object_set_new(r, "faults", faults);
@@ -215,23 +251,24 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 	for (i = 0; i < x->nr_signals; i++)
 		json_array_append_new(sigs, json_string(sc_signal_name(x->signals[i])));
 	json_object_set_new(
-		r, "expect",
-		json_pack("{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I,s:I},s:{s:o,s:o}}", "detection", "within_ms",
-			  (json_int_t)x->detection_within_ms, "signals", sigs, "isolation",
-			  x->isolation_set ? json_pack("{s:I}", "within_ms",
-						       (json_int_t)x->isolation_within_ms)
-					   : json_null(),
-			  "recovery", "within_ms", (json_int_t)x->recovery_within_ms,
-			  "throughput_ratio", x->recovery_ratio, "sustain_ms",
-			  (json_int_t)x->recovery_sustain_ms, "window_ms",
-			  (json_int_t)x->recovery_window_ms, "integrity", "lost",
-			  x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
-			  x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
+	    r, "expect",
+	    json_pack("{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I,s:I},s:{s:o,s:o}}", "detection", "within_ms",
+		      (json_int_t)x->detection_within_ms, "signals", sigs, "isolation",
+		      x->isolation_set
+			  ? json_pack("{s:I}", "within_ms", (json_int_t)x->isolation_within_ms)
+			  : json_null(),
+		      "recovery", "within_ms", (json_int_t)x->recovery_within_ms,
+		      "throughput_ratio", x->recovery_ratio, "sustain_ms",
+		      (json_int_t)x->recovery_sustain_ms, "window_ms",
+		      (json_int_t)x->recovery_window_ms, "integrity", "lost",
+		      x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
+		      x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
 	json_object_set_new(r, "anomalies", drill_anomalies(d));
-	json_object_set_new(r, "cleanup", json_pack("{s:b,s:O}", "verified", d->cleanup_ok,
-						    "actions", d->cleanup));
-	json_object_set_new(r, "events", json_pack("{s:s,s:i}", "file", "events.jsonl", "count",
-						   (int)json_array_size(d->fl.events)));
+	json_object_set_new(
+	    r, "cleanup", json_pack("{s:b,s:O}", "verified", d->cleanup_ok, "actions", d->cleanup));
+	json_object_set_new(r, "events",
+			    json_pack("{s:s,s:i}", "file", "events.jsonl", "count",
+				      (int)json_array_size(d->fl.events)));
 	return r;
 }
 
@@ -243,7 +280,8 @@ static void drill_wall_times(struct drill *d, json_t *report, uint64_t t0_wall_n
 	char ts[64];
 
 	json_array_foreach(json_object_get(report, "faults"), i, f) {
-		json_t *inj = json_object_get(f, "injected_ms"), *rev = json_object_get(f, "reverted_ms");
+		json_t *inj = json_object_get(f, "injected_ms"),
+		       *rev = json_object_get(f, "reverted_ms");
 
 		if (json_is_number(inj)) {
 			rc_format_utc(t0_wall_ns + (uint64_t)(json_number_value(inj) * 1e6), ts,

@@ -197,9 +197,9 @@ static bool baseline_usable(const struct ev_baseline *b)
  */
 static bool counter_is_error(const char *name)
 {
-	static const char *const marks[] = {"err",     "link_downed", "retr",	  "timeout",
+	static const char *const marks[] = {"err",     "link_downed", "retr",	    "timeout",
 					    "drop",    "discard",     "out_of_seq", "seq_nak",
-					    "rnr_nak", "duplicate",   "symbol",	  "recover"};
+					    "rnr_nak", "duplicate",   "symbol",	    "recover"};
 	size_t i;
 
 	for (i = 0; name && i < sizeof(marks) / sizeof(marks[0]); i++)
@@ -437,8 +437,7 @@ static void eval_recovery(const json_t *events, const struct sc_expect *x,
 		return;
 	}
 	thr = x->recovery_ratio * b->throughput_mbps;
-	if (find_dips(events, thr, (double)x->recovery_window_ms, &d, &nd, &sd, &nsd,
-		      &last_end)) {
+	if (find_dips(events, thr, (double)x->recovery_window_ms, &d, &nd, &sd, &nsd, &last_end)) {
 		m->inconclusive = true;
 		snprintf(m->note, sizeof(m->note), "out of memory");
 		return;

@@ -20,22 +20,22 @@
 struct ev_fault {
 	const struct sc_fault *decl;
 	char node[SC_NAME_LEN];
-	char netdev[32];   /* resolved on the node */
-	char device[64];   /* RDMA device on that netdev, "" if none */
-	int rail;          /* -1 if not a rail */
-	double injected_ms;  /* < 0: never injected */
-	double reverted_ms;  /* < 0: not reverted */
+	char netdev[32];    /* resolved on the node */
+	char device[64];    /* RDMA device on that netdev, "" if none */
+	int rail;	    /* -1 if not a rail */
+	double injected_ms; /* < 0: never injected */
+	double reverted_ms; /* < 0: not reverted */
 };
 
 struct ev_measure {
 	bool seen;
-	double ms;          /* from injection */
-	char signal[32];    /* which signal or "throughput" */
+	double ms;	 /* from injection */
+	char signal[32]; /* which signal or "throughput" */
 	double threshold_ms;
 	bool ok;
-	char note[160];     /* why not ok, or how it was measured */
-	bool inconclusive;  /* could not be judged (no baseline, not injected, drill too short):
-			     * not ok, but not a violation either */
+	char note[160];	   /* why not ok, or how it was measured */
+	bool inconclusive; /* could not be judged (no baseline, not injected, drill too short):
+			    * not ok, but not a violation either */
 };
 
 struct ev_fault_result {
@@ -46,9 +46,9 @@ struct ev_fault_result {
 
 struct ev_baseline {
 	double throughput_mbps; /* mean of client intervals in the baseline window */
-	double latency_us_p50;  /* median of the intervals' p50 */
+	double latency_us_p50;	/* median of the intervals' p50 */
 	unsigned int samples;
-	double from_ms, to_ms;  /* the window ev_baseline() was asked for, for messages */
+	double from_ms, to_ms; /* the window ev_baseline() was asked for, for messages */
 };
 
 struct ev_integrity {
@@ -58,7 +58,7 @@ struct ev_integrity {
 
 enum ev_verdict { EV_PASS, EV_FAIL, EV_INCONCLUSIVE, EV_CLEANUP_FAILED };
 const char *ev_verdict_name(enum ev_verdict v); /* "pass", "fail", ... */
-int ev_verdict_exit_code(enum ev_verdict v);    /* 0, 1, 2, 3 */
+int ev_verdict_exit_code(enum ev_verdict v);	/* 0, 1, 2, 3 */
 
 /* Baseline from client `workload` `interval` events with t_ms in [from_ms, to_ms). */
 int ev_baseline(const json_t *events, double from_ms, double to_ms, struct ev_baseline *b);

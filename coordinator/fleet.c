@@ -52,23 +52,6 @@ struct fl_agent *fleet_find(struct fleet *fl, const char *name)
 	return NULL;
 }
 
-static int fleet_split_addr(const char *addr, char *host, size_t hostlen, uint16_t *port)
-{
-	const char *colon = strrchr(addr, ':');
-	char *end;
-	unsigned long p;
-
-	if (!colon || colon == addr || (size_t)(colon - addr) >= hostlen)
-		return -EINVAL;
-	p = strtoul(colon + 1, &end, 10);
-	if (*end || !p || p > 65535)
-		return -EINVAL;
-	memcpy(host, addr, (size_t)(colon - addr));
-	host[colon - addr] = '\0';
-	*port = (uint16_t)p;
-	return 0;
-}
-
 int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen)
 {
 	unsigned int i;
@@ -76,25 +59,13 @@ int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen)
 	for (i = 0; i < fl->nr_agents; i++) {
 		struct fl_agent *a = &fl->agents[i];
 		struct rc_transport *t;
-		char host[256];
-		uint16_t port;
 		int ret;
 
 		if (a->connected)
 			continue;
-		if (fleet_split_addr(a->addr, host, sizeof(host), &port)) {
-			snprintf(err, errlen, "%s: agent address '%s' is not host:port", a->name,
-				 a->addr);
-			return -EINVAL;
-		}
-		ret = rc_tcp_connect(host, port, timeout_ms, &t);
-		if (ret) {
-			snprintf(err, errlen,
-				 "%s: cannot reach the agent at %s: %s (is rdmachaos-agent running "
-				 "there? in the lab: rdmachaos lab status)",
-				 a->name, a->addr, strerror(-ret));
+		ret = fleet_dial(a->name, false, a->addr, timeout_ms, &t, err, errlen);
+		if (ret)
 			return ret;
-		}
 		rc_conn_init(&a->conn, t);
 		a->connected = true;
 	}
@@ -153,7 +124,8 @@ static int fleet_frame(struct rc_conn *c, uint16_t type, json_t *msg, void *arg)
 
 static void fleet_drop(struct fl_agent *a, int why)
 {
-	rc_err("%s: connection to the agent at %s lost: %s", a->name, a->addr, strerror(-why));
+	rc_err("%s: connection to the agent at %s lost: %s", a->name, a->addr,
+	       a->conn.t && a->conn.t->error[0] ? a->conn.t->error : strerror(-why));
 	rc_conn_close(&a->conn);
 	a->connected = false;
 }
@@ -294,7 +266,7 @@ int fleet_call(struct fleet *fl, struct fl_agent *a, json_t *req, int timeout_ms
 	unsigned int idx = (unsigned int)(a - fl->agents);
 	bool *who = calloc(fl->nr_agents, sizeof(*who));
 	json_t **results = calloc(fl->nr_agents, sizeof(*results));
-	char (*errs)[256] = calloc(fl->nr_agents, sizeof(*errs));
+	char(*errs)[256] = calloc(fl->nr_agents, sizeof(*errs));
 	int ret = -ENOMEM;
 
 	if (!who || !results || !errs)
@@ -318,7 +290,7 @@ int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t
 {
 	struct clk_sample *s = calloc((size_t)fl->nr_agents * samples, sizeof(*s));
 	json_t **results = calloc(fl->nr_agents, sizeof(*results));
-	char (*errs)[256] = calloc(fl->nr_agents, sizeof(*errs));
+	char(*errs)[256] = calloc(fl->nr_agents, sizeof(*errs));
 	json_t *req = json_pack("{s:s}", "op", "time");
 	unsigned int i, k;
 	int ret = -ENOMEM;
@@ -339,14 +311,15 @@ int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t
 
 			if (!results[i] || !json_is_integer(t)) {
 				if (!err[0])
-					snprintf(err, errlen, "%s", errs[i][0] ? errs[i] : "bad time answer");
+					snprintf(err, errlen, "%s",
+						 errs[i][0] ? errs[i] : "bad time answer");
 				json_decref(results[i]);
 				continue;
 			}
 			s[i * samples + k] = (struct clk_sample){
-				.t_send_ns = t_send,
-				.t_agent_ns = (uint64_t)json_integer_value(t),
-				.t_recv_ns = fl->agents[i].resp_ns,
+			    .t_send_ns = t_send,
+			    .t_agent_ns = (uint64_t)json_integer_value(t),
+			    .t_recv_ns = fl->agents[i].resp_ns,
 			};
 			json_decref(results[i]);
 		}
@@ -358,7 +331,8 @@ int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t
 
 		ret = clk_estimate(&s[i * samples], samples, &a->clock);
 		if (ret) {
-			snprintf(err, errlen, "%s: clock alignment failed: no usable sample", a->name);
+			snprintf(err, errlen, "%s: clock alignment failed: no usable sample",
+				 a->name);
 			goto out;
 		}
 		a->clock_known = true;

@@ -36,8 +36,8 @@ typedef void (*fl_event_cb)(json_t *event, void *arg);
 struct fleet {
 	struct fl_agent *agents;
 	unsigned int nr_agents;
-	uint64_t t0_ns;   /* drill t0 on the coordinator clock; events get t_ms from it */
-	json_t *events;   /* every event received, in arrival order (owned) */
+	uint64_t t0_ns; /* drill t0 on the coordinator clock; events get t_ms from it */
+	json_t *events; /* every event received, in arrival order (owned) */
 	fl_event_cb on_event;
 	void *arg;
 	json_int_t next_id;
@@ -49,6 +49,27 @@ struct fl_agent *fleet_find(struct fleet *fl, const char *name);
 
 /* Connects every agent (in parallel up to timeout_ms); errors name the node. */
 int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen);
+
+/* How the coordinator secures its agent connections (coordinator/fleet_tls.c). */
+struct fleet_tls_opts {
+	const char *dir;	     /* --tls-dir: ca.crt, coordinator.crt, coordinator.key */
+	const char *ca, *cert, *key; /* --ca, --cert, --key: each wins over the dir's file */
+	bool insecure_plaintext;     /* no TLS, for agents on loopback only */
+};
+
+/* Process-wide: main sets it once, before any connection. The strings are not copied. */
+void fleet_tls_set(const struct fleet_tls_opts *o);
+void fleet_tls_free(void);
+/*
+ * One agent connection, mutual TLS unless --insecure-plaintext. The
+ * credentials: the flags; else the lab's PKI when addr is a lab agent's; else
+ * the default PKI directory (certs_default_dir()). The agent's certificate
+ * must name `name` (NULL: none known), the lab node at addr, or addr's host;
+ * with only_name, `name` and nothing else. err gets a sentence naming the
+ * node and the address.
+ */
+int fleet_dial(const char *name, bool only_name, const char *addr, int timeout_ms,
+	       struct rc_transport **out, char *err, size_t errlen);
 
 /*
  * Sends req (borrowed; "id" is set per agent) to each agent in `who` (NULL:

@@ -101,3 +101,21 @@ const char *labenv_agent(const json_t *lab, const char *node)
 			return json_string_value(json_object_get(n, "agent"));
 	return NULL;
 }
+
+const char *labenv_node_at(const json_t *lab, const char *addr)
+{
+	json_t *n;
+	size_t i;
+
+	json_array_foreach(json_object_get(lab, "nodes"), i, n)
+		if (!strcmp(json_string_value(json_object_get(n, "agent")) ?: "", addr))
+			return json_string_value(json_object_get(n, "name"));
+	return NULL;
+}
+
+const char *labenv_pki(const json_t *lab)
+{
+	const char *dir = json_string_value(json_object_get(lab, "pki"));
+
+	return dir && *dir ? dir : NULL;
+}

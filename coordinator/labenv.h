@@ -15,5 +15,9 @@ int labenv_up(unsigned int nodes, unsigned int rails);
 int labenv_down(void);
 /* The agent address ("127.0.0.1:17700") of a lab node, or NULL. */
 const char *labenv_agent(const json_t *lab, const char *node);
+/* The name of the lab node whose agent listens at addr ("127.0.0.1:17700"), or NULL. */
+const char *labenv_node_at(const json_t *lab, const char *addr);
+/* The lab's PKI directory (lab.json "pki": CA, node and coordinator certificates), or NULL. */
+const char *labenv_pki(const json_t *lab);
 
 #endif

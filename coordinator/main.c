@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* rdmachaos: the coordinator's command line (run, lab, call, injectors, version). */
+/* rdmachaos: the coordinator's command line (run, lab, call, certs, injectors, version). */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -11,36 +11,52 @@
 #include "common/conn.h"
 #include "common/log.h"
 #include "common/units.h"
+#include "coordinator/certs.h"
 #include "coordinator/drill.h"
+#include "coordinator/fleet.h"
 #include "injectors/injector.h"
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: rdmachaos COMMAND [ARGS]\n"
-		"\n"
-		"Chaos drills for RDMA fabrics: node agents inject faults while real RDMA traffic runs,\n"
-		"and the drill checks that detection, isolation and recovery meet its thresholds.\n"
-		"\n"
-		"commands:\n"
-		"  run SCENARIO [--lab] [--out DIR] [--dry-run] [--seed N] [--quiet]\n"
-		"        run a drill; writes report.json, report.md and events.jsonl into DIR\n"
-		"        (default runs/<UTC time>-<name>/). --lab runs it in the QEMU Soft-RoCE lab\n"
-		"        (implied by a drill that declares `lab:`): it uses the lab that is up, or\n"
-		"        boots one and stops it afterwards. --dry-run prints the plan, touches nothing.\n"
-		"  lab up [--nodes N] [--rails R] [--accel tcg|kvm|auto] | status | exec NODE -- CMD | down\n"
-		"        the multi-node Soft-RoCE lab (one QEMU guest per node, R rails each)\n"
-		"  call HOST:PORT JSON [--events SECONDS]\n"
-		"        send one request to an agent and print the answer (and events)\n"
-		"  injectors      list the fault injectors and their parameters\n"
-		"  version        print the version\n"
-		"\n"
-		"exit codes of run: 0 pass, 1 a threshold violated, 2 inconclusive, 3 cleanup not\n"
-		"verified, 64 usage error, 65 invalid scenario, 70 internal error.\n"
-		"\n"
-		"example:\n"
-		"  rdmachaos run scenarios/link-down.yaml --lab\n"
-		"docs: docs/SCENARIOS.md (drill format), docs/REPORT.md (report), docs/PROTOCOL.md\n");
+	fprintf(
+	    f,
+	    "usage: rdmachaos COMMAND [ARGS]\n"
+	    "\n"
+	    "Chaos drills for RDMA fabrics: node agents inject faults while real RDMA traffic "
+	    "runs,\n"
+	    "and the drill checks that detection, isolation and recovery meet its thresholds.\n"
+	    "\n"
+	    "commands:\n"
+	    "  run SCENARIO [--lab] [--out DIR] [--dry-run] [--seed N] [--quiet]\n"
+	    "        run a drill; writes report.json, report.md and events.jsonl into DIR\n"
+	    "        (default runs/<UTC time>-<name>/). --lab runs it in the QEMU Soft-RoCE lab\n"
+	    "        (implied by a drill that declares `lab:`): it uses the lab that is up, or\n"
+	    "        boots one and stops it afterwards. --dry-run prints the plan, touches "
+	    "nothing.\n"
+	    "  lab up [--nodes N] [--rails R] [--accel tcg|kvm|auto] | status | exec NODE -- CMD | "
+	    "down\n"
+	    "        the multi-node Soft-RoCE lab (one QEMU guest per node, R rails each)\n"
+	    "  call HOST:PORT JSON [--events SECONDS] [--peer NAME]\n"
+	    "        send one request to an agent and print the answer (and events); the agent's\n"
+	    "        certificate must name NAME (default: the lab node at HOST:PORT, or HOST)\n"
+	    "  certs init | issue NAME [--dir DIR] [--days N] [--san NAME,...]\n"
+	    "        the private CA and the certificates for mutual TLS (rdmachaos certs --help)\n"
+	    "  injectors      list the fault injectors and their parameters\n"
+	    "  version        print the version\n"
+	    "\n"
+	    "TLS (run, call): every agent connection is mutual TLS 1.3. Credentials:\n"
+	    "  --tls-dir DIR          DIR/ca.crt, DIR/coordinator.crt, DIR/coordinator.key\n"
+	    "  --ca, --cert, --key F  each file on its own (wins over --tls-dir's)\n"
+	    "  default: the lab's PKI for a lab agent (build/lab/pki), else $RDMACHAOS_TLS_DIR,\n"
+	    "  else ~/.config/rdmachaos/pki. --insecure-plaintext: no TLS, agents on 127.0.0.0/8\n"
+	    "  or ::1 only (tests).\n"
+	    "\n"
+	    "exit codes of run: 0 pass, 1 a threshold violated, 2 inconclusive, 3 cleanup not\n"
+	    "verified, 64 usage error, 65 invalid scenario, 70 internal error.\n"
+	    "\n"
+	    "example:\n"
+	    "  rdmachaos run scenarios/link-down.yaml --lab\n"
+	    "docs: docs/SCENARIOS.md (drill format), docs/REPORT.md (report), docs/PROTOCOL.md\n");
 }
 
 static void on_signal(int sig)
@@ -49,21 +65,79 @@ static void on_signal(int sig)
 	drill_stop_requested++;
 }
 
+enum {
+	OPT_TLS_DIR = 256,
+	OPT_TLS_CA,
+	OPT_TLS_CERT,
+	OPT_TLS_KEY,
+	OPT_INSECURE,
+	OPT_EVENTS,
+	OPT_PEER,
+};
+
+/* The TLS flags shared by run and call; true when c was one of them. */
+static bool tls_opt(int c, const char *arg, struct fleet_tls_opts *t)
+{
+	switch (c) {
+	case OPT_TLS_DIR:
+		t->dir = arg;
+		return true;
+	case OPT_TLS_CA:
+		t->ca = arg;
+		return true;
+	case OPT_TLS_CERT:
+		t->cert = arg;
+		return true;
+	case OPT_TLS_KEY:
+		t->key = arg;
+		return true;
+	case OPT_INSECURE:
+		t->insecure_plaintext = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int tls_opts_check(const char *cmd, const struct fleet_tls_opts *t)
+{
+	if (t->insecure_plaintext && (t->dir || t->ca || t->cert || t->key)) {
+		fprintf(stderr,
+			"rdmachaos %s: --insecure-plaintext turns TLS off; drop it or the "
+			"TLS flags\n",
+			cmd);
+		return RC_EXIT_USAGE;
+	}
+	fleet_tls_set(t);
+	return 0;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"lab", no_argument, NULL, 'l'},	 {"out", required_argument, NULL, 'o'},
-		{"dry-run", no_argument, NULL, 'n'}, {"seed", required_argument, NULL, 's'},
-		{"quiet", no_argument, NULL, 'q'},	 {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"lab", no_argument, NULL, 'l'},
+	    {"out", required_argument, NULL, 'o'},
+	    {"dry-run", no_argument, NULL, 'n'},
+	    {"seed", required_argument, NULL, 's'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"tls-dir", required_argument, NULL, OPT_TLS_DIR},
+	    {"ca", required_argument, NULL, OPT_TLS_CA},
+	    {"cert", required_argument, NULL, OPT_TLS_CERT},
+	    {"key", required_argument, NULL, OPT_TLS_KEY},
+	    {"insecure-plaintext", no_argument, NULL, OPT_INSECURE},
+	    {NULL, 0, NULL, 0},
 	};
 	struct drill_opts o = {0};
+	struct fleet_tls_opts tls = {0};
 	struct sigaction sa = {.sa_handler = on_signal};
 	char *end;
-	int c;
+	int c, ret;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "lo:ns:qh", opts, NULL)) != -1) {
+		if (tls_opt(c, optarg, &tls))
+			continue;
 		switch (c) {
 		case 'l':
 			o.lab = true;
@@ -78,7 +152,8 @@ static int cmd_run(int argc, char **argv)
 			errno = 0;
 			o.seed = strtoull(optarg, &end, 0);
 			if (errno || *end || optarg[0] == '-') {
-				fprintf(stderr, "rdmachaos run: --seed '%s': want a non-negative integer\n",
+				fprintf(stderr,
+					"rdmachaos run: --seed '%s': want a non-negative integer\n",
 					optarg);
 				return RC_EXIT_USAGE;
 			}
@@ -101,11 +176,16 @@ static int cmd_run(int argc, char **argv)
 		return RC_EXIT_USAGE;
 	}
 	o.scenario = argv[optind];
+	ret = tls_opts_check("run", &tls);
+	if (ret)
+		return ret;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	return drill_run(&o);
+	ret = drill_run(&o);
+	fleet_tls_free();
+	return ret;
 }
 
 static int cmd_lab(int argc, char **argv)
@@ -137,47 +217,89 @@ static int call_print_event(struct rc_conn *c, uint16_t type, json_t *msg, void 
 	return 0;
 }
 
+static void call_usage(FILE *f)
+{
+	fprintf(f, "usage: rdmachaos call HOST:PORT JSON [--events SECONDS] [--peer NAME]\n"
+		   "         [--tls-dir DIR | --ca F --cert F --key F | --insecure-plaintext]\n"
+		   "  e.g. rdmachaos call 127.0.0.1:17700 '{\"op\":\"inventory\"}'\n"
+		   "  --peer NAME  the name the agent's certificate must carry (default: the lab\n"
+		   "               node at HOST:PORT, else HOST); TLS flags: rdmachaos --help\n");
+}
+
 static int cmd_call(int argc, char **argv)
 {
+	static const struct option opts[] = {
+	    {"events", required_argument, NULL, OPT_EVENTS},
+	    {"peer", required_argument, NULL, OPT_PEER},
+	    {"help", no_argument, NULL, 'h'},
+	    {"tls-dir", required_argument, NULL, OPT_TLS_DIR},
+	    {"ca", required_argument, NULL, OPT_TLS_CA},
+	    {"cert", required_argument, NULL, OPT_TLS_CERT},
+	    {"key", required_argument, NULL, OPT_TLS_KEY},
+	    {"insecure-plaintext", no_argument, NULL, OPT_INSECURE},
+	    {NULL, 0, NULL, 0},
+	};
+	struct fleet_tls_opts tls = {0};
 	struct rc_transport *t;
 	struct rc_conn conn;
 	json_error_t jerr;
 	json_t *req, *resp = NULL;
 	double events_s = 0;
-	char host[256];
-	const char *colon;
-	char *s;
-	int ret;
+	const char *addr, *peer = NULL;
+	char err[1024];
+	char *s, *num_end;
+	int c, ret;
 
-	if (argc == 5 && !strcmp(argv[3], "--events"))
-		events_s = atof(argv[4]);
-	else if (argc != 3) {
-		fprintf(stderr, "usage: rdmachaos call HOST:PORT JSON [--events SECONDS]\n"
-				"  e.g. rdmachaos call 127.0.0.1:17700 '{\"op\":\"inventory\"}'\n");
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (tls_opt(c, optarg, &tls))
+			continue;
+		switch (c) {
+		case OPT_EVENTS:
+			events_s = strtod(optarg, &num_end);
+			if (*num_end || num_end == optarg || events_s < 0) {
+				fprintf(stderr, "rdmachaos call: --events '%s': want seconds\n",
+					optarg);
+				return RC_EXIT_USAGE;
+			}
+			break;
+		case OPT_PEER:
+			peer = optarg;
+			break;
+		case 'h':
+			call_usage(stdout);
+			return 0;
+		default:
+			call_usage(stderr);
+			return RC_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 2) {
+		call_usage(stderr);
 		return RC_EXIT_USAGE;
 	}
-	colon = strrchr(argv[1], ':');
-	if (!colon || colon == argv[1] || (size_t)(colon - argv[1]) >= sizeof(host)) {
-		fprintf(stderr, "rdmachaos call: '%s' is not HOST:PORT\n", argv[1]);
-		return RC_EXIT_USAGE;
-	}
-	memcpy(host, argv[1], (size_t)(colon - argv[1]));
-	host[colon - argv[1]] = '\0';
-	req = json_loads(argv[2], 0, &jerr);
+	addr = argv[optind];
+	ret = tls_opts_check("call", &tls);
+	if (ret)
+		return ret;
+	req = json_loads(argv[optind + 1], 0, &jerr);
 	if (!json_is_object(req)) {
 		fprintf(stderr, "rdmachaos call: JSON: %s\n", req ? "want an object" : jerr.text);
 		json_decref(req);
 		return RC_EXIT_USAGE;
 	}
-	ret = rc_tcp_connect(host, (uint16_t)atoi(colon + 1), 5000, &t);
+	signal(SIGPIPE, SIG_IGN);
+	ret = fleet_dial(peer, peer != NULL, addr, 5000, &t, err, sizeof(err));
+	fleet_tls_free(); /* the connection keeps what it needs */
 	if (ret) {
-		fprintf(stderr, "rdmachaos call: %s: %s\n", argv[1], strerror(-ret));
+		fprintf(stderr, "rdmachaos call: %s\n", err);
 		json_decref(req);
-		return RC_EXIT_FAIL;
+		return ret == -EINVAL ? RC_EXIT_USAGE : RC_EXIT_FAIL;
 	}
 	rc_conn_init(&conn, t);
 	if (events_s > 0) {
-		json_t *sub = json_pack("{s:s,s:i}", "op", "subscribe", "counters_interval_ms", 1000);
+		json_t *sub =
+		    json_pack("{s:s,s:i}", "op", "subscribe", "counters_interval_ms", 1000);
 		json_t *none = NULL;
 
 		rc_conn_call(&conn, sub, 5000, &none, call_print_event, NULL);
@@ -193,7 +315,11 @@ static int cmd_call(int argc, char **argv)
 		ret = json_is_true(json_object_get(resp, "ok")) ? 0 : 1;
 		json_decref(resp);
 	} else {
-		fprintf(stderr, "rdmachaos call: %s: %s\n", argv[1], strerror(-ret));
+		fprintf(stderr, "rdmachaos call: %s: %s%s\n", addr,
+			conn.t->error[0] ? conn.t->error : strerror(-ret),
+			tls.insecure_plaintext && ret == -ECONNRESET
+			    ? " (an agent that wants TLS closes a plaintext connection)"
+			    : "");
 		ret = 1;
 	}
 	if (events_s > 0) {
@@ -250,6 +376,8 @@ int main(int argc, char **argv)
 		return cmd_lab(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "call"))
 		return cmd_call(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "certs"))
+		return certs_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "injectors"))
 		return cmd_injectors();
 	fprintf(stderr, "rdmachaos: unknown command '%s'; see rdmachaos --help\n", argv[1]);

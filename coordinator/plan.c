@@ -2,11 +2,100 @@
 /* Plan-time checks of a drill and the human-readable plan that --dry-run prints. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "coordinator/plan.h"
 #include "injectors/injector.h"
+
+/* What a fault takes out of service, for counting rails: "node/rail0". */
+static void plan_reach(const struct sc_target *t, char *buf, size_t len)
+{
+	if (t->rail >= 0)
+		snprintf(buf, len, "%s/rail%d", t->node, t->rail);
+	else if (t->netdev[0])
+		snprintf(buf, len, "%s/%s", t->node, t->netdev);
+	else
+		snprintf(buf, len, "%s/%s:%d", t->node, t->device, t->port);
+}
+
+static bool plan_in_force(const struct sc_fault *f, uint64_t t)
+{
+	return f->at_ms <= t && (!f->duration_ms || t < f->at_ms + f->duration_ms);
+}
+
+/*
+ * The blast radius at each moment a fault starts (the only moments the
+ * count can grow): distinct nodes, distinct rails and the share of the fleet
+ * with a fault in force. Exceeding a declared limit refuses the drill.
+ */
+static int plan_check_blast(const struct scenario *sc, char *err, size_t errlen)
+{
+	const struct sc_safety *s = &sc->safety;
+	char reach[SC_MAX_FAULTS][160];
+	unsigned int i, j, k;
+
+	if (!s->max_nodes && !s->max_rails && !(s->max_fleet_share > 0))
+		return 0;
+	for (i = 0; i < sc->nr_faults; i++)
+		plan_reach(&sc->faults[i].target, reach[i], sizeof(reach[i]));
+	for (i = 0; i < sc->nr_faults; i++) {
+		const uint64_t t = sc->faults[i].at_ms;
+		unsigned int nodes = 0, rails = 0;
+		char names[512] = "";
+		size_t off = 0;
+
+		for (j = 0; j < sc->nr_faults; j++) {
+			bool new_node = true, new_rail = true;
+
+			if (!plan_in_force(&sc->faults[j], t))
+				continue;
+			for (k = 0; k < j; k++) {
+				if (!plan_in_force(&sc->faults[k], t))
+					continue;
+				if (!strcmp(sc->faults[k].target.node, sc->faults[j].target.node))
+					new_node = false;
+				if (!strcmp(reach[k], reach[j]))
+					new_rail = false;
+			}
+			nodes += new_node;
+			rails += new_rail;
+			if (off < sizeof(names))
+				off +=
+				    (size_t)snprintf(names + off, sizeof(names) - off, "%s%s (%s)",
+						     off ? ", " : "", sc->faults[j].name, reach[j]);
+		}
+		if (s->max_nodes && nodes > s->max_nodes) {
+			snprintf(
+			    err, errlen,
+			    "%s:%d: safety.blast_radius.max_nodes: %u nodes would be faulted at "
+			    "once at %.1f s, the limit is %u: %s",
+			    sc->file, s->line, nodes, t / 1000.0, s->max_nodes, names);
+			return -EINVAL;
+		}
+		if (s->max_rails && rails > s->max_rails) {
+			snprintf(
+			    err, errlen,
+			    "%s:%d: safety.blast_radius.max_rails: %u rails would be faulted at "
+			    "once at %.1f s, the limit is %u: %s",
+			    sc->file, s->line, rails, t / 1000.0, s->max_rails, names);
+			return -EINVAL;
+		}
+		if (s->max_fleet_share > 0 && sc->nr_nodes &&
+		    (double)nodes / sc->nr_nodes > s->max_fleet_share + 1e-9) {
+			snprintf(
+			    err, errlen,
+			    "%s:%d: safety.blast_radius.max_fleet_share: %u of %u nodes "
+			    "(%.0f%%) would be faulted at once at %.1f s, the limit is %.0f%%: "
+			    "%s",
+			    sc->file, s->line, nodes, sc->nr_nodes, 100.0 * nodes / sc->nr_nodes,
+			    t / 1000.0, 100 * s->max_fleet_share, names);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
 
 int plan_check(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 {
@@ -25,14 +114,15 @@ int plan_check(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 		if (!f->params)
 			f->params = json_object();
 		if (!strcmp(f->injector, "port_flap") && !json_object_get(f->params, "seed"))
-			json_object_set_new(f->params, "seed", json_integer((json_int_t)(seed + i)));
+			json_object_set_new(f->params, "seed",
+					    json_integer((json_int_t)(seed + i)));
 		if (inj->validate && inj->validate(f->params, why, sizeof(why))) {
 			snprintf(err, errlen, "%s:%d: faults[%u].params: %s", sc->file, f->line, i,
 				 why[0] ? why : "invalid parameters");
 			return -EINVAL;
 		}
 	}
-	return 0;
+	return plan_check_blast(sc, err, errlen);
 }
 
 static void plan_target(FILE *f, const struct sc_target *t)
@@ -44,6 +134,50 @@ static void plan_target(FILE *f, const struct sc_target *t)
 		fprintf(f, "netdev %s", t->netdev);
 	else
 		fprintf(f, "device %s port %d", t->device, t->port);
+}
+
+static void plan_print_safety(FILE *f, const struct scenario *sc)
+{
+	const struct sc_safety *s = &sc->safety;
+	unsigned int i;
+
+	fprintf(f,
+		"  safety:    each fault leased for %.1f s: an agent that hears nothing from "
+		"the coordinator for that long reverts it\n",
+		s->lease_ms / 1000.0);
+	if (s->max_nodes || s->max_rails || s->max_fleet_share > 0) {
+		const char *sep = "";
+
+		fprintf(f, "             blast radius at once: at most");
+		if (s->max_nodes) {
+			fprintf(f, " %u node(s)", s->max_nodes);
+			sep = ",";
+		}
+		if (s->max_rails) {
+			fprintf(f, "%s %u rail(s)", sep, s->max_rails);
+			sep = ",";
+		}
+		if (s->max_fleet_share > 0)
+			fprintf(f, "%s %.0f%% of the fleet", sep, 100 * s->max_fleet_share);
+		fprintf(f, " (checked now; agents apply their own caps too)\n");
+	} else {
+		fprintf(f, "             blast radius: not limited by the scenario (agents still "
+			   "apply their own policy)\n");
+	}
+	for (i = 0; i < s->nr_guards; i++) {
+		const struct sc_guard *g = &s->guards[i];
+
+		if (g->kind == SC_GUARD_THROUGHPUT)
+			fprintf(f,
+				"             guard: abort if the workload stays below %.0f%% of "
+				"baseline for %.1f s\n",
+				100 * g->min_ratio, g->for_ms / 1000.0);
+		else
+			fprintf(f,
+				"             guard: abort if %u TCP connect(s) in a row to %s "
+				"fail (one every %.1f s)\n",
+				g->failures, g->address, g->every_ms / 1000.0);
+	}
 }
 
 void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
@@ -58,16 +192,19 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 	if (sc->owner[0])
 		fprintf(f, "  owner:     %s\n", sc->owner);
 	if (sc->lab)
-		fprintf(f, "  where:     QEMU Soft-RoCE lab, %u nodes x %u rails (uses the lab that is "
-			   "up, or boots one)\n",
-			sc->lab_nodes, sc->lab_rails);
+		fprintf(
+		    f,
+		    "  where:     QEMU Soft-RoCE lab, %u nodes x %u rails (uses the lab that is "
+		    "up, or boots one)\n",
+		    sc->lab_nodes, sc->lab_rails);
 	else
 		fprintf(f, "  where:     %u nodes of a real fleet\n", sc->nr_nodes);
 	for (i = 0; i < sc->nr_nodes; i++)
-		fprintf(f, "    node %s%s%s\n", sc->nodes[i].name, sc->nodes[i].agent[0] ? " agent " : "",
-			sc->nodes[i].agent);
-	fprintf(f, "  workload:  %s %s -> %s, RDMA %s, %" PRIu64 " B messages, queue depth %u, "
-		   "rails",
+		fprintf(f, "    node %s%s%s\n", sc->nodes[i].name,
+			sc->nodes[i].agent[0] ? " agent " : "", sc->nodes[i].agent);
+	fprintf(f,
+		"  workload:  %s %s -> %s, RDMA %s, %" PRIu64 " B messages, queue depth %u, "
+		"rails",
 		w->kind, w->from, w->to, w->op == SC_OP_WRITE ? "WRITE_WITH_IMM" : "SEND",
 		w->msg_size, w->queue_depth);
 	for (i = 0; i < w->nr_rails; i++)
@@ -84,7 +221,8 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 		const struct sc_fault *ft = &sc->faults[i];
 		char *params = json_dumps(ft->params, JSON_COMPACT | JSON_SORT_KEYS);
 
-		fprintf(f, "    %8.1fs  inject %s: %s on ", ft->at_ms / 1000.0, ft->name, ft->injector);
+		fprintf(f, "    %8.1fs  inject %s: %s on ", ft->at_ms / 1000.0, ft->name,
+			ft->injector);
 		plan_target(f, &ft->target);
 		fprintf(f, " params %s\n", params ? params : "{}");
 		free(params);
@@ -97,13 +235,17 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 		fprintf(f, " %s", sc_signal_name(x->signals[i]));
 	fprintf(f, "\n");
 	if (x->isolation_set)
-		fprintf(f, "             isolation within %.1f s\n", x->isolation_within_ms / 1000.0);
-	fprintf(f, "             recovery within %.1f s to %.0f%% of baseline throughput, sustained "
-		   "%.1f s\n",
-		x->recovery_within_ms / 1000.0, x->recovery_ratio * 100, x->recovery_sustain_ms / 1000.0);
+		fprintf(f, "             isolation within %.1f s\n",
+			x->isolation_within_ms / 1000.0);
+	fprintf(f,
+		"             recovery within %.1f s to %.0f%% of baseline throughput, sustained "
+		"%.1f s\n",
+		x->recovery_within_ms / 1000.0, x->recovery_ratio * 100,
+		x->recovery_sustain_ms / 1000.0);
 	if (x->max_lost >= 0 || x->max_corrupted >= 0)
 		fprintf(f, "             integrity: lost <= %lld, corrupted <= %lld\n",
 			(long long)x->max_lost, (long long)x->max_corrupted);
+	plan_print_safety(f, sc);
 	fprintf(f, "  cleanup:   every fault is reverted at its end, on error and on Ctrl-C, then "
 		   "every agent reverts what it still holds (revert_all) and verifies\n");
 	fprintf(f, "dry run: nothing was touched\n");

@@ -16,7 +16,8 @@
  * Validates every fault's parameters with its injector's own validate() (the
  * same code the agent runs) and gives each port_flap without a seed one
  * derived from the run's seed, so a run is reproducible from its report.
- * -EINVAL with "FILE:LINE: faults[i].params: ..." in err.
+ * Then checks the blast radius (safety.blast_radius) at every moment a fault
+ * starts. -EINVAL with "FILE:LINE: key: ..." in err.
  */
 int plan_check(struct scenario *sc, uint64_t seed, char *err, size_t errlen);
 

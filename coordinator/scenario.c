@@ -22,6 +22,7 @@
 
 #include "common/units.h"
 #include "coordinator/scenario.h"
+#include "coordinator/yaml_guard.h"
 
 #define SC_MAX_FILE (1024 * 1024) /* scenario files are small; refuse anything bigger */
 #define SC_PATH_LEN 160
@@ -1201,10 +1202,172 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 	return 0;
 }
 
+/* "50%" or 0.5: a share in (0, 1]. */
+static int get_share(struct pctx *c, const yaml_node_t *n, const char *path, double *v)
+{
+	char buf[32];
+	size_t len;
+	char *end;
+	int ret = get_text(c, n, path, buf, sizeof(buf));
+
+	if (ret)
+		return ret;
+	len = strlen(buf);
+	errno = 0;
+	*v = strtod(buf, &end);
+	if (len && buf[len - 1] == '%' && end == buf + len - 1)
+		*v /= 100;
+	else if (end == buf || *end)
+		end = NULL;
+	if (!end || errno || !(*v > 0 && *v <= 1))
+		return perr(c, n, path,
+			    "\"%s\" is not a share of the fleet; use a fraction above 0 and at "
+			    "most 1 (0.25) or a percentage (25%%)",
+			    buf);
+	return 0;
+}
+
+static int parse_blast_radius(struct pctx *c, yaml_node_t *m, struct sc_safety *s)
+{
+	static const char *const keys[] = {"max_nodes", "max_rails", "max_fleet_share", NULL};
+	const char *path = "safety.blast_radius";
+	yaml_node_t *n;
+	uint64_t v;
+	int ret;
+
+	if ((ret = want_map(c, m, path)) || (ret = check_keys(c, m, path, keys)))
+		return ret;
+	s->line = (int)node_line(m);
+	if ((n = map_get(c, m, "max_nodes"))) {
+		if ((ret = get_uint(c, n, "safety.blast_radius.max_nodes", 1, SC_MAX_NODES, &v)))
+			return ret;
+		s->max_nodes = (unsigned int)v;
+	}
+	if ((n = map_get(c, m, "max_rails"))) {
+		if ((ret = get_uint(c, n, "safety.blast_radius.max_rails", 1, 1000000, &v)))
+			return ret;
+		s->max_rails = (unsigned int)v;
+	}
+	if ((n = map_get(c, m, "max_fleet_share")) &&
+	    (ret = get_share(c, n, "safety.blast_radius.max_fleet_share", &s->max_fleet_share)))
+		return ret;
+	return 0;
+}
+
+static int parse_guard(struct pctx *c, yaml_node_t *m, unsigned int idx, struct sc_guard *g)
+{
+	static const char *const tp_keys[] = {"kind", "min_ratio", "for", NULL};
+	static const char *const probe_keys[] = {"kind", "address", "every", "failures", NULL};
+	char path[SC_PATH_LEN], kpath[SC_PATH_LEN], kind[32];
+	yaml_node_t *n;
+	uint64_t v;
+	int ret;
+
+	join_idx(path, "safety.guards", idx);
+	if ((ret = want_map(c, m, path)))
+		return ret;
+	g->line = (int)node_line(m);
+	if (!(n = map_get(c, m, "kind")))
+		return missing(c, m, path, "kind", "use throughput or tcp_probe");
+	join(kpath, path, "kind");
+	if ((ret = get_text(c, n, kpath, kind, sizeof(kind))))
+		return ret;
+	if (!strcmp(kind, "throughput")) {
+		g->kind = SC_GUARD_THROUGHPUT;
+		if ((ret = check_keys(c, m, path, tp_keys)))
+			return ret;
+		if (!(n = map_get(c, m, "min_ratio")))
+			return missing(c, m, path, "min_ratio",
+				       "the floor as a fraction of the baseline, e.g. 0.1");
+		join(kpath, path, "min_ratio");
+		if ((ret = get_double(c, n, kpath, &g->min_ratio)))
+			return ret;
+		if (!(g->min_ratio > 0 && g->min_ratio < 1))
+			return perr(c, n, kpath,
+				    "%s is out of range; use a fraction of the baseline above 0 "
+				    "and below 1, e.g. 0.1",
+				    scalar(n));
+		g->for_ms = 5000;
+		join(kpath, path, "for");
+		if ((n = map_get(c, m, "for")) && (ret = get_duration_pos(c, n, kpath, &g->for_ms)))
+			return ret;
+		return 0;
+	}
+	if (!strcmp(kind, "tcp_probe")) {
+		g->kind = SC_GUARD_TCP_PROBE;
+		if ((ret = check_keys(c, m, path, probe_keys)))
+			return ret;
+		if (!(n = map_get(c, m, "address")))
+			return missing(c, m, path, "address",
+				       "what must stay reachable, e.g. address: "
+				       "scheduler.example:443");
+		join(kpath, path, "address");
+		if ((ret = get_text(c, n, kpath, g->address, sizeof(g->address))) ||
+		    (ret = check_agent(c, n, kpath, g->address)))
+			return ret;
+		g->every_ms = 1000;
+		join(kpath, path, "every");
+		if ((n = map_get(c, m, "every"))) {
+			if ((ret = get_duration_pos(c, n, kpath, &g->every_ms)))
+				return ret;
+			if (g->every_ms < 100)
+				return perr(c, n, kpath, "probe at most every 100ms");
+		}
+		g->failures = 3;
+		join(kpath, path, "failures");
+		if ((n = map_get(c, m, "failures"))) {
+			if ((ret = get_uint(c, n, kpath, 1, 1000, &v)))
+				return ret;
+			g->failures = (unsigned int)v;
+		}
+		return 0;
+	}
+	return perr(c, n, kpath, "\"%s\" is not a guard; use throughput or tcp_probe", kind);
+}
+
+static int parse_safety(struct pctx *c, yaml_node_t *m)
+{
+	static const char *const keys[] = {"lease", "blast_radius", "guards", NULL};
+	struct sc_safety *s = &c->sc->safety;
+	yaml_node_t *n;
+	unsigned int i, nr;
+	int ret;
+
+	if ((ret = want_map(c, m, "safety")) || (ret = check_keys(c, m, "safety", keys)))
+		return ret;
+	if ((n = map_get(c, m, "lease"))) {
+		if ((ret = get_duration_pos(c, n, "safety.lease", &s->lease_ms)))
+			return ret;
+		if (s->lease_ms < 1000 || s->lease_ms > 3600000)
+			return perr(c, n, "safety.lease",
+				    "%s is out of range; use 1s..1h (agents check leases to the "
+				    "second)",
+				    scalar(n));
+	}
+	if ((n = map_get(c, m, "blast_radius")) && (ret = parse_blast_radius(c, n, s)))
+		return ret;
+	if (!(n = map_get(c, m, "guards")))
+		return 0;
+	if ((ret = want_seq(c, n, "safety.guards")))
+		return ret;
+	nr = (unsigned int)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if (nr > SC_MAX_GUARDS)
+		return perr(c, n, "safety.guards", "lists %u guards; at most %d", nr,
+			    SC_MAX_GUARDS);
+	for (i = 0; i < nr; i++) {
+		if ((ret = parse_guard(c, ynode(c, n->data.sequence.items.start[i]), i,
+				       &s->guards[i])))
+			return ret;
+		s->nr_guards = i + 1;
+	}
+	return 0;
+}
+
 static int parse_root(struct pctx *c, yaml_node_t *root)
 {
 	static const char *const keys[] = {"name",     "description",  "owner",	 "lab",	   "nodes",
-					   "workload", "steady_state", "faults", "expect", NULL};
+					   "workload", "steady_state", "faults", "expect", "safety",
+					   NULL};
 	struct scenario *sc = c->sc;
 	yaml_node_t *n, *lab, *nodes, *ss;
 	int ret;
@@ -1264,7 +1427,12 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 		return missing(c, root, "", "expect",
 			       "say what must hold: detection, recovery (isolation, integrity "
 			       "optional)");
-	return parse_expect(c, n);
+	if ((ret = parse_expect(c, n)))
+		return ret;
+	sc->safety.lease_ms = SC_DEFAULT_LEASE_MS;
+	if ((n = map_get(c, root, "safety")))
+		return parse_safety(c, n);
+	return 0;
 }
 
 /* ---- entry points ------------------------------------------------------ */
@@ -1341,6 +1509,12 @@ int scenario_parse(const char *name, const char *text, size_t len, struct scenar
 	snprintf(sc->file, sizeof(sc->file), "%s", name);
 	if ((ret = sha256_hex(text, len, sc->sha256))) {
 		snprintf(err, errlen, "%s: cannot compute sha256", name);
+		return ret;
+	}
+	/* Nesting and aliases are bounded before libyaml builds the document. */
+	if ((ret = yaml_guard(name, text, len, err, errlen))) {
+		if (ret == -ENOMEM)
+			snprintf(err, errlen, "%s: out of memory", name);
 		return ret;
 	}
 	if (!yaml_parser_initialize(&parser)) {

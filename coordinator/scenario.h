@@ -26,9 +26,9 @@ struct sc_node {
 enum sc_op { SC_OP_WRITE, SC_OP_SEND };
 
 struct sc_workload {
-	char kind[32];          /* "rdma_stream" */
+	char kind[32];		/* "rdma_stream" */
 	char from[SC_NAME_LEN]; /* client node */
-	char to[SC_NAME_LEN];   /* server node */
+	char to[SC_NAME_LEN];	/* server node */
 	enum sc_op op;
 	uint64_t msg_size;
 	unsigned int queue_depth;
@@ -36,8 +36,8 @@ struct sc_workload {
 	unsigned int nr_rails;
 	unsigned int qp_timeout;   /* 0..31, IB local ACK timeout exponent */
 	unsigned int qp_retry_cnt; /* 0..7; lab default 6 (rxe retries forever at 7) */
-	uint64_t interval_ms;      /* stats interval, default 100 */
-	uint16_t port;             /* rdma_cm port, default 18515 */
+	uint64_t interval_ms;	   /* stats interval, default 100 */
+	uint16_t port;		   /* rdma_cm port, default 18515 */
 };
 
 /* Signals a detection may be declared on. */
@@ -45,7 +45,7 @@ enum sc_signal {
 	SC_SIG_WORKLOAD_ERROR, /* workload WC error */
 	SC_SIG_PORT_EVENT,     /* verbs async port event */
 	SC_SIG_LINK_EVENT,     /* rtnetlink link down */
-	SC_SIG_COUNTER,        /* RDMA error counter delta */
+	SC_SIG_COUNTER,	       /* RDMA error counter delta */
 	SC_SIG_ISOLATION,      /* workload rail_down or failover */
 	SC_SIG__COUNT
 };
@@ -54,20 +54,20 @@ int sc_signal_parse(const char *name, enum sc_signal *s);
 
 struct sc_target {
 	char node[SC_NAME_LEN];
-	int rail;          /* -1 unless set */
-	char netdev[32];   /* "" unless set */
-	char device[64];   /* "" unless set */
-	int port;          /* with device; default 1 */
+	int rail;	 /* -1 unless set */
+	char netdev[32]; /* "" unless set */
+	char device[64]; /* "" unless set */
+	int port;	 /* with device; default 1 */
 };
 
 struct sc_fault {
 	char name[SC_NAME_LEN];
 	char injector[32];
-	uint64_t at_ms;       /* from the start of the workload */
+	uint64_t at_ms;	      /* from the start of the workload */
 	uint64_t duration_ms; /* for port_flap: computed from its params when not given */
 	struct sc_target target;
-	json_t *params;       /* injector parameters as JSON (owned), e.g. {"count":3,...} */
-	int line;             /* where it was declared, for messages */
+	json_t *params; /* injector parameters as JSON (owned), e.g. {"count":3,...} */
+	int line;	/* where it was declared, for messages */
 };
 
 struct sc_expect {
@@ -77,11 +77,41 @@ struct sc_expect {
 	bool isolation_set;
 	uint64_t isolation_within_ms;
 	uint64_t recovery_within_ms;
-	double recovery_ratio;       /* of baseline throughput, default 0.8 */
+	double recovery_ratio;	      /* of baseline throughput, default 0.8 */
 	uint64_t recovery_sustain_ms; /* default 2000 */
 	uint64_t recovery_window_ms;  /* throughput smoothing, default 1000; 0: raw samples */
-	int64_t max_lost;            /* -1: not checked */
-	int64_t max_corrupted;       /* -1: not checked */
+	int64_t max_lost;	      /* -1: not checked */
+	int64_t max_corrupted;	      /* -1: not checked */
+};
+
+/* Abort guards: the drill stops and reverts everything when one trips. */
+enum sc_guard_kind {
+	SC_GUARD_THROUGHPUT, /* the workload below min_ratio of baseline for for_ms */
+	SC_GUARD_TCP_PROBE,  /* `failures` TCP connects in a row to address fail */
+};
+
+#define SC_MAX_GUARDS 8
+#define SC_DEFAULT_LEASE_MS 5000
+
+struct sc_guard {
+	enum sc_guard_kind kind;
+	double min_ratio;      /* throughput */
+	uint64_t for_ms;       /* throughput: how long below the floor trips it */
+	char address[256];     /* tcp_probe: "host:port" */
+	uint64_t every_ms;     /* tcp_probe: one connect attempt this often */
+	unsigned int failures; /* tcp_probe: consecutive failures that trip it */
+	int line;
+};
+
+/* How far a drill may reach, and how it stops itself (docs/SCENARIOS.md). */
+struct sc_safety {
+	uint64_t lease_ms;	/* agents revert a fault not renewed for this long */
+	unsigned int max_nodes; /* nodes with a fault in force at once; 0: no limit */
+	unsigned int max_rails; /* rails (or netdevs) faulted at once; 0: no limit */
+	double max_fleet_share; /* share of the fleet's nodes faulted at once; 0: no limit */
+	int line;		/* of blast_radius, for plan-time messages */
+	struct sc_guard guards[SC_MAX_GUARDS];
+	unsigned int nr_guards;
 };
 
 struct scenario {
@@ -100,6 +130,7 @@ struct scenario {
 	struct sc_fault faults[SC_MAX_FAULTS];
 	unsigned int nr_faults;
 	struct sc_expect expect;
+	struct sc_safety safety;
 };
 
 /*

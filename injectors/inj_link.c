@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Get, set, restore and verify a netdev's IFF_UP with libnl-route; shared by link injectors. */
+/*
+ * Get, set, restore and verify a netdev's IFF_UP with libnl-route, and its
+ * journaled snapshot; shared by link injectors.
+ */
 #include <errno.h>
 #include <net/if.h>
 #include <netlink/errno.h>
@@ -150,5 +153,21 @@ int inj_link_verify(struct inj_fault *f, bool want)
 	if (up != want)
 		return inj_fail(f, -EIO, "%s: %s: verify: link is %s, expected %s", f->inj->name,
 				f->target.netdev, up ? "up" : "down", want ? "up" : "down");
+	return 0;
+}
+
+json_t *inj_link_snapshot(bool up)
+{
+	return json_pack("{s:b}", "up", up);
+}
+
+int inj_link_snapshot_up(struct inj_fault *f, const json_t *snapshot, bool *up)
+{
+	const json_t *v = json_object_get(snapshot, "up");
+
+	if (!json_is_boolean(v))
+		return inj_fail(f, -EINVAL, "%s: %s: snapshot: \"up\" missing or not a boolean",
+				f->inj->name, f->target.netdev);
+	*up = json_is_true(v);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #ifndef INJ_LINK_H
 #define INJ_LINK_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "injectors/injector.h"
@@ -19,5 +20,10 @@ int inj_link_set_up(struct inj_fault *f, bool up);
 int inj_link_restore(struct inj_fault *f, bool want);
 /* 0 when the link's IFF_UP equals want, else -EIO with a sentence. */
 int inj_link_verify(struct inj_fault *f, bool want);
+
+/* The journaled snapshot of a prior IFF_UP: {"up": true}. NULL when out of memory. */
+json_t *inj_link_snapshot(bool up);
+/* Reads "up" back from such a snapshot; -EINVAL with a sentence in f->err if it is not there. */
+int inj_link_snapshot_up(struct inj_fault *f, const json_t *snapshot, bool *up);
 
 #endif

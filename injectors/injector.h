@@ -11,6 +11,9 @@
  *   tick(f, now)              optional: timed steps (flaps); sets f->next_tick_ns
  *   revert(f)                 restore the snapshot; idempotent, safe after a partial inject
  *   verify(f)                 read the state back and compare with the snapshot
+ * and, for an agent that died with the fault applied (its revert journal):
+ *   snapshot(f)               after prepare: what revert and verify need, as plain JSON
+ *   restore(f, snapshot)      in a later process: rebuild the state, then revert, verify
  * Every step returns 0 or -errno and, on error, writes a sentence naming the
  * object and the cause into f->err.
  */
@@ -46,15 +49,15 @@ struct inj_fault {
 	const struct injector *inj;
 	char id[64];
 	struct inj_target target;
-	json_t *params;         /* validated parameters (owned) */
-	uint64_t duration_ms;   /* 0: until reverted */
+	json_t *params;	      /* validated parameters (owned) */
+	uint64_t duration_ms; /* 0: until reverted */
 	uint64_t injected_at_ns;
 	uint64_t reverted_at_ns;
-	uint64_t next_tick_ns;  /* 0: no tick wanted */
+	uint64_t next_tick_ns; /* 0: no tick wanted */
 	bool injected;
 	bool reverted;
 	const struct inj_env *env;
-	void *priv;             /* injector state, freed by cleanup */
+	void *priv; /* injector state, freed by cleanup */
 	char err[INJ_ERR_LEN];
 	/*
 	 * Set by the agent around revert: the injector appends one sentence per
@@ -77,6 +80,17 @@ struct injector {
 	int (*verify)(struct inj_fault *f);
 	/* Returns the prior state snapshot (new reference) for the report. */
 	json_t *(*describe_prior)(const struct inj_fault *f);
+	/*
+	 * Crash recovery, required of every injector. snapshot() returns (new
+	 * reference, NULL on failure) everything revert() and verify() need from
+	 * prepare(), as plain JSON the agent journals before inject(). restore()
+	 * rebuilds f->priv from it in a fresh fault whose target and params are
+	 * set, touching nothing on the system, so that revert() and verify() work
+	 * as after prepare(); a restored fault never resumes a schedule (tick()
+	 * does nothing). -EINVAL with a sentence when the snapshot is unusable.
+	 */
+	json_t *(*snapshot)(const struct inj_fault *f);
+	int (*restore)(struct inj_fault *f, const json_t *snapshot);
 	void (*cleanup)(struct inj_fault *f);
 };
 

@@ -72,6 +72,31 @@ static json_t *link_down_describe_prior(const struct inj_fault *f)
 	return priv ? json_pack("{s:b}", "up", priv->prior_up) : json_object();
 }
 
+static json_t *link_down_snapshot(const struct inj_fault *f)
+{
+	const struct link_down_priv *priv = f->priv;
+
+	return priv ? inj_link_snapshot(priv->prior_up) : NULL;
+}
+
+/* Only prior_up matters: revert restores it, whatever happened since. */
+static int link_down_restore(struct inj_fault *f, const json_t *snapshot)
+{
+	struct link_down_priv *priv;
+	bool up;
+	int ret;
+
+	ret = inj_link_snapshot_up(f, snapshot, &up);
+	if (ret)
+		return ret;
+	priv = calloc(1, sizeof(*priv));
+	if (!priv)
+		return inj_fail(f, -ENOMEM, "link_down: %s: out of memory", f->target.netdev);
+	priv->prior_up = up;
+	f->priv = priv;
+	return 0;
+}
+
 static void link_down_cleanup(struct inj_fault *f)
 {
 	free(f->priv);
@@ -88,5 +113,7 @@ const struct injector inj_link_down = {
     .revert = link_down_revert,
     .verify = link_down_verify,
     .describe_prior = link_down_describe_prior,
+    .snapshot = link_down_snapshot,
+    .restore = link_down_restore,
     .cleanup = link_down_cleanup,
 };

@@ -4,7 +4,8 @@
  * schedule (injectors/flap_schedule.h), one `fault` event per transition
  * (flap_down, flap_up). inject() makes the first down at once; the agent
  * calls tick() at f->next_tick_ns for each later transition. Revert stops the
- * schedule wherever it is and restores the IFF_UP state seen at prepare time.
+ * schedule wherever it is and restores the IFF_UP state seen at prepare time,
+ * also in an agent that restarted after dying mid-schedule (restore()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -86,7 +87,8 @@ static void port_flap_cleanup(struct inj_fault *f)
 	f->priv = NULL;
 }
 
-static int port_flap_prepare(struct inj_fault *f)
+/* f->priv with the parameters and the schedule, from f->params; touches nothing. */
+static int port_flap_alloc(struct inj_fault *f)
 {
 	struct port_flap_priv *priv = calloc(1, sizeof(*priv));
 	int ret;
@@ -106,6 +108,21 @@ static int port_flap_prepare(struct inj_fault *f)
 	ret = flap_schedule(&priv->p, priv->at_ms, priv->n);
 	if (ret)
 		goto err;
+	return 0;
+err:
+	port_flap_cleanup(f);
+	return ret;
+}
+
+static int port_flap_prepare(struct inj_fault *f)
+{
+	struct port_flap_priv *priv;
+	int ret;
+
+	ret = port_flap_alloc(f);
+	if (ret)
+		return ret;
+	priv = f->priv;
 	ret = inj_link_get_up(f, &priv->prior_up);
 	if (ret)
 		goto err;
@@ -196,6 +213,37 @@ static json_t *port_flap_describe_prior(const struct inj_fault *f)
 	return json_pack("{s:b, s:o}", "up", priv->prior_up, "schedule_ms", sched);
 }
 
+static json_t *port_flap_snapshot(const struct inj_fault *f)
+{
+	const struct port_flap_priv *priv = f->priv;
+
+	return priv ? inj_link_snapshot(priv->prior_up) : NULL;
+}
+
+/*
+ * The schedule is rebuilt from the params (describe_prior stays whole) but is
+ * over: wherever the dead agent left the link, revert brings it back to the
+ * prior state and no transition follows.
+ */
+static int port_flap_restore(struct inj_fault *f, const json_t *snapshot)
+{
+	struct port_flap_priv *priv;
+	bool up;
+	int ret;
+
+	ret = inj_link_snapshot_up(f, snapshot, &up);
+	if (ret)
+		return ret;
+	ret = port_flap_alloc(f);
+	if (ret)
+		return ret;
+	priv = f->priv;
+	priv->prior_up = up;
+	priv->next = priv->n;
+	f->next_tick_ns = 0;
+	return 0;
+}
+
 const struct injector inj_port_flap = {
     .name = "port_flap",
     .summary = "take a netdev down and up COUNT times on a seeded, jittered schedule",
@@ -207,5 +255,7 @@ const struct injector inj_port_flap = {
     .revert = port_flap_revert,
     .verify = port_flap_verify,
     .describe_prior = port_flap_describe_prior,
+    .snapshot = port_flap_snapshot,
+    .restore = port_flap_restore,
     .cleanup = port_flap_cleanup,
 };

@@ -8,7 +8,7 @@ const struct injector *const injectors[] = {
 #define INJECTOR(name) &inj_##name,
 #include "injectors/injectors.def"
 #undef INJECTOR
-	NULL,
+    NULL,
 };
 
 const struct injector *injector_find(const char *name)

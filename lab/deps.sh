@@ -11,6 +11,7 @@ BUILD_PKGS=(
 	libibverbs-dev librdmacm-dev ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
 	liburing-dev libcmocka-dev libyaml-dev libjansson-dev libssl-dev
+	clang libclang-rt-dev llvm # fuzz harnesses (libFuzzer runtime, llvm-symbolizer)
 )
 LAB_PKGS=(
 	qemu-system-x86 busybox-static cpio kmod vde2 iproute2 xz-utils jq python3

@@ -55,7 +55,8 @@ listening() { # TCP port: is something listening on it? (/proc/net, no exec)
 
 [ -r "$SHARE/node.conf" ] || fail "no $SHARE/node.conf"
 # node.conf (written by lab.sh): NODE_NAME NODE_INDEX RAILS KERNEL_DIR CTL_MAC RAIL_MACS
-# RAIL_ADDRS (a.b.c.d/len, one per rail) START_AGENT REPO
+# RAIL_ADDRS (a.b.c.d/len, one per rail) START_AGENT REPO TLS_DIR (the lab's PKI, on the host's
+# read-only root like the binaries: ca.crt, NODE_NAME.crt, NODE_NAME.key)
 # shellcheck disable=SC1091
 . "$SHARE/node.conf"
 rm -f "$SHARE/ready" "$SHARE/failed"
@@ -148,21 +149,32 @@ log "rails up at $(uptime_s) s"
 setsid /bin/busybox nc -ll -p "$EXEC_PORT" -e /bin/sh "$LAB_SRC/guest-exec.sh" &
 log "exec service on :$EXEC_PORT (pid $!)"
 
-# --- agent: the one place that knows its command line
+# --- agent: the one place that knows its command line. It is written into
+# /run/rdmachaos/start-agent.sh too, so that tests can SIGKILL the agent and
+# start it again exactly as booted (lab.sh exec NODE -- sh /run/rdmachaos/start-agent.sh).
 start_agent() {
 	local allow
 	allow=rail0
 	for ((r = 1; r < RAILS; r++)); do allow+=",rail$r"; done
-	setsid "$REPO/build/rdmachaos-agent" \
-		--name "$NODE_NAME" \
-		--listen "0.0.0.0:$AGENT_PORT" \
-		--control-if eth0 \
-		--allow-if "$allow" \
-		--rail-map "$allow" \
-		--log-file "$SHARE/agent.log" \
-		>>"$SHARE/agent.out" 2>&1 &
-	agent_pid=$!
-	echo "$agent_pid" >"$SHARE/agent.pid"
+	mkdir -p /run/rdmachaos
+	cat >/run/rdmachaos/start-agent.sh <<AGENT
+#!/bin/sh
+# Starts this node's agent detached, as lab/guest-init.sh did at boot.
+setsid "$REPO/build/rdmachaos-agent" \\
+	--name "$NODE_NAME" \\
+	--listen "0.0.0.0:$AGENT_PORT" \\
+	--tls-dir "${TLS_DIR:-}" \\
+	--control-if eth0 \\
+	--allow-if "$allow" \\
+	--rail-map "$allow" \\
+	--log-file "$SHARE/agent.log" \\
+	--audit-log "$SHARE/audit.jsonl" \\
+	--state-dir /run/rdmachaos/state \\
+	>>"$SHARE/agent.out" 2>&1 </dev/null &
+echo \$! >"$SHARE/agent.pid"
+AGENT
+	sh /run/rdmachaos/start-agent.sh
+	agent_pid=$(cat "$SHARE/agent.pid")
 }
 
 agent=absent

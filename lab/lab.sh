@@ -7,6 +7,8 @@
 # filesystem read-only over virtio-9p, so guests run the host's binaries at the same paths.
 # Control traffic stays on host loopback (QEMU user-net hostfwd); data rails are QEMU socket
 # pairs (2 nodes) or one vde_switch per rail (other node counts), never the host's network.
+# The agents speak mutual TLS with certificates from the lab's own CA in $RDMACHAOS_LAB_DIR/pki
+# (made once by build/rdmachaos certs), which lab.json names for the coordinator.
 #
 # Environment:
 #   RDMACHAOS_LAB_DIR        state dir (default <repo>/build/lab): cache/ and run/
@@ -26,6 +28,7 @@ REPO=$(dirname "$LAB_SRC")
 DIR=$(realpath -m "${RDMACHAOS_LAB_DIR:-$REPO/build/lab}")
 CACHE=$(realpath -m "${RDMACHAOS_LAB_CACHE:-$DIR/cache}")
 RUN=$DIR/run
+PKI=$DIR/pki
 PORT_BASE=${RDMACHAOS_LAB_PORT_BASE:-17700}
 BOOT_TIMEOUT=${RDMACHAOS_LAB_TIMEOUT:-120}
 MEM=${RDMACHAOS_LAB_MEM:-512M}
@@ -62,6 +65,12 @@ Nodes are node-a, node-b, ...; node i has rail r at 192.0.2.(64r+i+1)/26 on netd
 rxe device rxe_railR (RoCEv2 IPv4 GID index 1), control NIC eth0 (QEMU user-net, host loopback
 only). Guests run the host's files (read-only 9p root); their writable share is run/NODE/,
 mounted in the guest at /run/rdmachaos-share (console: run/NODE.console.log).
+
+Agents accept only mutual TLS. up makes the lab's PKI once (build/rdmachaos certs: a CA,
+NODE.crt/.key per node, coordinator.crt/.key) in
+  $PKI
+and lab.json names it, so rdmachaos run --lab and rdmachaos call use it. It survives down;
+remove the directory to start over with a new CA.
 
 Environment:
   RDMACHAOS_LAB_DIR        state dir, now $DIR (cache/ and run/)
@@ -247,6 +256,25 @@ kvm_probe() {
 	echo "$result"
 }
 
+# ---------------------------------------------------------------- TLS
+
+# The lab's PKI (docs/PROTOCOL.md, "Transport security"): a CA of its own, a certificate per node
+# named after it (what the coordinator expects of node-a's agent) and one named coordinator (what
+# the agents accept). Made once and kept across boots; a bigger lab only adds the new nodes.
+ensure_pki() { # N
+	local n=$1 i name coord=$REPO/build/rdmachaos
+	[ -x "$coord" ] || die "$coord is not built (make): the agents need certificates it makes"
+	if [ ! -f "$PKI/ca.key" ]; then
+		"$coord" certs init --dir "$PKI" >/dev/null || die "rdmachaos certs init --dir $PKI failed"
+		msg "lab CA made in $PKI"
+	fi
+	for name in coordinator $(for ((i = 0; i < n; i++)); do node_name "$i"; echo; done); do
+		[ -f "$PKI/$name.crt" ] && [ -f "$PKI/$name.key" ] && continue
+		"$coord" certs issue "$name" --dir "$PKI" >/dev/null ||
+			die "rdmachaos certs issue $name --dir $PKI failed"
+	done
+}
+
 # ---------------------------------------------------------------- run state
 
 lab_is_up() { [ -f "$RUN/lab.json" ]; }
@@ -386,6 +414,7 @@ CTL_MAC=$(ctl_mac "$i")
 RAIL_MACS='${macs% }'
 RAIL_ADDRS='${addrs% }'
 START_AGENT=$4
+TLS_DIR='$TLS_DIR'
 EOF
 }
 
@@ -409,8 +438,9 @@ write_state() { # N R
 			printf ']}'
 			sep=","
 		done
-		printf '],"rails":%d,"accel":"%s","kernel":"%s","port_base":%d,"started_at":"%s","dir":%s}\n' \
-			"$rails" "$ACCEL" "$KVER" "$PORT_BASE" "$started" "$(json_str "$DIR")"
+		printf '],"rails":%d,"accel":"%s","kernel":"%s","port_base":%d,"started_at":"%s","dir":%s,"pki":%s}\n' \
+			"$rails" "$ACCEL" "$KVER" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
+			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)"
 	} >"$RUN/lab.json.tmp"
 	{
 		echo "LAB_NODES=$n"
@@ -418,6 +448,7 @@ write_state() { # N R
 		echo "LAB_ACCEL=$ACCEL"
 		echo "LAB_STARTED=$started"
 		echo "LAB_PORT_BASE=$PORT_BASE"
+		echo "LAB_PKI='$TLS_DIR'"
 		printf 'LAB_PIDS="'
 		for ((i = 0; i < n; i++)); do printf '%s ' "$(cat "$RUN/$(node_name "$i").pid")"; done
 		printf '"\n'
@@ -510,9 +541,15 @@ cmd_up() {
 		die "up: --accel kvm but /dev/kvm is not usable"
 	fi
 
+	TLS_DIR=""
+	if [ "$start_agent" = 1 ] && [ -x "$REPO/build/rdmachaos-agent" ]; then
+		ensure_pki "$n"
+		TLS_DIR=$PKI
+	fi
+
 	# The guest mounts tmpfs on /tmp and /run: host dirs it needs from there stay visible.
 	KEEP=""
-	for p in "$REPO" "$KDIR"; do
+	for p in "$REPO" "$KDIR" ${TLS_DIR:+"$TLS_DIR"}; do
 		case "$p/" in /tmp/* | /run/*) KEEP+="${KEEP:+,}$p" ;; esac
 	done
 	[ -z "$KEEP" ] || KEEP=" rdmachaos.keep=$KEEP"
@@ -605,6 +642,7 @@ cmd_status() {
 	local name pid state i r addrs pids
 	read -r -a pids <<<"${LAB_PIDS:-}"
 	msg "up since $LAB_STARTED: $LAB_NODES node(s) x $LAB_RAILS rail(s) ($LAB_ACCEL), state in $RUN"
+	[ -z "${LAB_PKI:-}" ] || msg "agents: mutual TLS with the certificates in $LAB_PKI"
 	for ((i = 0; i < LAB_NODES; i++)); do
 		name=$(node_name "$i")
 		pid=${pids[i]:-?}

@@ -593,6 +593,44 @@ static void md_cleanup(FILE *f, const json_t *r)
 	fputs("\n", f);
 }
 
+static void md_safety(FILE *f, const json_t *r)
+{
+	const json_t *s = jget(r, "safety"), *g;
+	double v;
+	size_t i;
+
+	if (!s)
+		return;
+	fputs("## Safety\n\n", f);
+	if (jnum(s, "lease_ms", &v))
+		fprintf(f,
+			"- Each fault was leased for %.1f s (renewals sent %lld, failed %lld): an "
+			"agent that stops hearing from the coordinator reverts it.\n",
+			v / 1000.0, json_integer_value(jget(s, "renewals.sent")),
+			json_integer_value(jget(s, "renewals.failed")));
+	if (json_integer_value(jget(s, "blast_radius.max_nodes")) ||
+	    json_integer_value(jget(s, "blast_radius.max_rails")) ||
+	    json_number_value(jget(s, "blast_radius.max_fleet_share")) > 0)
+		fprintf(f,
+			"- Blast radius, at once: nodes <= %lld, rails <= %lld, fleet share <= "
+			"%.0f%% (0: not limited); checked before anything was touched.\n",
+			json_integer_value(jget(s, "blast_radius.max_nodes")),
+			json_integer_value(jget(s, "blast_radius.max_rails")),
+			100 * json_number_value(jget(s, "blast_radius.max_fleet_share")));
+	else
+		fputs("- Blast radius: not limited by the scenario.\n", f);
+	json_array_foreach(jget(s, "guards"), i, g) {
+		fprintf(f, "- Guard %zu: abort on %s: ", i, jstr(g, "description") ?: "?");
+		if (json_is_true(jget(g, "tripped")))
+			fprintf(f, "**tripped** at %.1f s: %s\n",
+				json_number_value(jget(g, "tripped_ms")) / 1000.0,
+				jstr(g, "why") ?: "?");
+		else
+			fputs("held\n", f);
+	}
+	fputs("\n", f);
+}
+
 static void md_reasons(FILE *f, const json_t *r)
 {
 	const json_t *reasons = jget(r, "reasons"), *s;
@@ -623,6 +661,7 @@ static int emit_md(FILE *f, const void *arg)
 	md_throughput(f, r);
 	md_anomalies(f, r);
 	md_cleanup(f, r);
+	md_safety(f, r);
 	md_reasons(f, r);
 	fprintf(f, "---\n_Every event: `%s` (%s events). Machine record: `report.json` (%s)._\n",
 		jstr(r, "events.file") ?: "events.jsonl", num(r, "events.count", 0, b, sizeof(b)),

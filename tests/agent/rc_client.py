@@ -10,9 +10,18 @@
   rc_client.py raw HOST:PORT HEX
       Sends raw bytes and prints "closed" if the agent closes the connection
       within 2 s, else the JSON of whatever frames came back.
+
+TLS (docs/PROTOCOL.md, "Transport security"), as the coordinator does it, when
+RDMACHAOS_TLS_DIR names a PKI directory: DIR/ca.crt, DIR/coordinator.crt and
+DIR/coordinator.key. RC_TLS_CA, RC_TLS_CERT and RC_TLS_KEY replace one file
+each (RC_TLS_CERT set but empty: no client certificate, to test refusals);
+RC_TLS_PEER is the name the agent's certificate must carry (default: HOST).
+Neither set: plaintext, for an agent run with --insecure-plaintext.
 """
 import json
+import os
 import socket
+import ssl
 import struct
 import sys
 import time
@@ -21,10 +30,29 @@ MAGIC = 0x52434850
 HDR = struct.Struct(">IHHII")
 
 
+def tls_context():
+    """The client TLS context from the environment, or None for plaintext."""
+    tdir = os.environ.get("RDMACHAOS_TLS_DIR", "")
+    ca = os.environ.get("RC_TLS_CA", os.path.join(tdir, "ca.crt") if tdir else "")
+    cert = os.environ.get("RC_TLS_CERT", os.path.join(tdir, "coordinator.crt") if tdir else "")
+    key = os.environ.get("RC_TLS_KEY", os.path.join(tdir, "coordinator.key") if tdir else "")
+    if not ca:
+        return None
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    ctx.load_verify_locations(ca)
+    if cert:
+        ctx.load_cert_chain(cert, key)
+    return ctx
+
+
 class Conn:
     def __init__(self, addr):
         host, port = addr.rsplit(":", 1)
         self.s = socket.create_connection((host, int(port)), timeout=5)
+        ctx = tls_context()
+        if ctx is not None:
+            self.s = ctx.wrap_socket(self.s, server_hostname=os.environ.get("RC_TLS_PEER", host))
         self.seq = 0
         self.buf = b""
 
@@ -52,6 +80,8 @@ class Conn:
                 data = self.s.recv(65536)
             except socket.timeout:
                 return None
+            except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
+                data = b""  # closed without (or with) close_notify: closed all the same
             if not data:
                 raise EOFError
             self.buf += data

@@ -3,8 +3,10 @@
 # The agent for real, inside a throw-away network namespace with veth pairs:
 # inventory, link_down and port_flap on a real netdev with their link and
 # fault events, the policy refusals, protocol errors, the auto-revert safety
-# net, workloads (a fake rdmachaos-stream), and SIGTERM restoring a faulted
-# link. Needs root and `ip netns`; exit 0 pass, 1 fail, 77 skip.
+# net, workloads (a fake rdmachaos-stream), SIGTERM restoring a faulted
+# link, leases (expiry and renew), the revert journal undoing a fault left
+# by a SIGKILLed agent at its next start, the policy file (--config) and the
+# audit log. Needs root and `ip netns`; exit 0 pass, 1 fail, 77 skip.
 #
 # The requests go through tests/agent/rc_client.py; set RC_CALL to another
 # client with the same interface ("CALL HOST:PORT JSON [--events S]", one JSON
@@ -77,9 +79,21 @@ link_check() { # NAME IF up|down
 }
 
 start_agent() {
+	# Mutual TLS as in production: a throw-away PKI made by the rdmachaos next to the agent
+	# ($RDMACHAOS to override), the agent's certificate named after it (and 127.0.0.1, for
+	# clients that know only the address), the clients' "coordinator" (RDMACHAOS_TLS_DIR,
+	# read by rc_client.py and by rdmachaos call).
+	local certs=${RDMACHAOS:-$(dirname "$agent_bin")/rdmachaos}
+	if [ ! -f "$tmp/pki/coordinator.key" ]; then
+		{ "$certs" certs init --dir "$tmp/pki" && "$certs" certs issue t --dir "$tmp/pki" --san 127.0.0.1 &&
+			"$certs" certs issue coordinator --dir "$tmp/pki"; } > "$tmp/certs.log" 2>&1 ||
+			{ echo "cannot make the test PKI with $certs:" >&2; cat "$tmp/certs.log" >&2; return 1; }
+	fi
+	export RDMACHAOS_TLS_DIR=$tmp/pki
 	# Not through nsx: `ip netns exec` execs the agent, so $! is the agent itself.
-	ip netns exec "$ns" "$tmp/bin/rdmachaos-agent" --name t --listen "$addr" \
-		--log-file "$tmp/agent.log" --verbose "$@" &
+	ip netns exec "$ns" "$tmp/bin/rdmachaos-agent" --name t --listen "$addr" --tls-dir "$tmp/pki" \
+		--log-file "$tmp/agent.log" --state-dir "$tmp/state" --audit-log "$tmp/audit.jsonl" \
+		--verbose "$@" &
 	agent_pid=$!
 	for _ in $(seq 50); do
 		call '{"op": "time"}' && return 0
@@ -250,6 +264,143 @@ else
 	bad "SIGTERM log" "no revert line"
 	tail -n 20 "$tmp/agent.log"
 fi
+
+# Leases and the revert journal (one agent per block: the one above has stopped).
+start_agent --allow-if v0 --state-dir "$tmp/state" || bad "agent restart for leases" "see its log"
+call '{"op": "inject", "fault_id": "lease1", "injector": "link_down", "target": {"netdev": "v0"}, "lease_ms": 1500}' --events 2.5
+check "lease without renew: reverted by the agent (lease_expired)" \
+	'r["ok"] and len(faults("lease_expired")) == 1 and faults("lease_expired")[0]["fault_id"] == "lease1" and faults("lease_expired")[0]["verified"] and 1.4 < (faults("lease_expired")[0]["ts_ns"] - res["injected_at_ns"]) / 1e9 < 2.5'
+link_check "v0 up within 2.5 s of a lease that was not renewed" v0 up
+if grep -q "fault lease1: lease expired" "$tmp/agent.log"; then ok "lease expiry logged as a warning"; else bad "lease expiry log" "no warning line"; fi
+
+# Renewed every ~0.5 s (plus a client start each, seconds on a busy host) for 9 s, more than
+# the 8 s lease.
+t0=$(date +%s%N)
+call '{"op": "inject", "fault_id": "lease2", "injector": "link_down", "target": {"netdev": "v0"}, "lease_ms": 8000}'
+renews=0
+renew_bad=
+while [ $((($(date +%s%N) - t0) / 1000000)) -lt 9000 ]; do
+	sleep 0.5
+	call '{"op": "renew", "fault_ids": ["lease2", "nope"]}'
+	renews=$((renews + 1))
+	grep -q '"renewed": \["lease2"\], "unknown": \["nope"\], "expires_in_ms": 8000' "$tmp/out" ||
+		renew_bad=$(head -n 1 "$tmp/out")
+done
+if [ -z "$renew_bad" ] && [ "$renews" -ge 2 ]; then
+	ok "$renews renewals over 9 s: each renewed lease2 for 8000 ms, nope unknown"
+else
+	bad "renew" "${renew_bad:-only $renews renewals}"
+fi
+link_check "v0 still down after renewals past lease_ms" v0 down
+call '{"op": "revert", "fault_id": "lease2"}'
+check "renewed fault reverts normally" 'r["ok"] and res["verified"]'
+link_check "v0 up after reverting the renewed fault" v0 up
+if grep -q "fault lease2: lease expired" "$tmp/agent.log"; then bad "renewed lease" "expired anyway"; else ok "renewed lease never expired"; fi
+
+# SIGKILL: no chance to revert, the journal does it at the next start.
+call '{"op": "inject", "fault_id": "killed", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 60000}'
+check "inject before SIGKILL" 'r["ok"]'
+if [ -f "$tmp/state/fault-killed.json" ]; then ok "journal record written at inject"; else bad "journal record" "no $tmp/state/fault-killed.json"; fi
+kill -KILL "$agent_pid"
+wait "$agent_pid" 2>/dev/null
+agent_pid=
+link_check "v0 still down after SIGKILL" v0 down
+start_agent --allow-if v0 --state-dir "$tmp/state" || bad "agent restart after SIGKILL" "see its log"
+link_check "restarted agent reverted the journaled fault" v0 up
+if ls "$tmp/state"/fault-*.json > /dev/null 2>&1; then
+	bad "journal after replay" "open records left: $(ls "$tmp/state")"
+else
+	ok "journal has no open record after replay"
+fi
+if grep -q "journal: fault killed (link_down on v0), left applied .*: reverted and verified" "$tmp/agent.log"; then
+	ok "replay logged (journal_revert)"
+else
+	bad "replay log" "no journal line"
+fi
+call '{"op": "faults"}'
+check "replayed fault not listed as active" 'r["ok"] and res["active"] == []'
+kill -TERM "$agent_pid"
+wait "$agent_pid"
+agent_pid=
+
+# Policy file and audit log (agents/README.md): an agent with --config.
+cat > "$tmp/agent.yaml" << 'EOF'
+# the netns test's policy
+injectors: [link_down]
+netdevs: [v0, v2, v3]
+max_fault_duration: 10s
+max_concurrent_faults: 2
+pfc: {max_rate_fps: 1000, max_duration: 60s}
+control_if: v1
+EOF
+cfg=$tmp/agent.yaml
+audit=$tmp/audit-policy.jsonl
+start_agent --config "$cfg" --audit-log "$audit" || bad "agent start with --config" "see its log"
+call '{"op": "inject", "fault_id": "c1", "injector": "port_flap", "target": {"netdev": "v0"}, "params": {"count": 1, "down_ms": 10, "up_ms": 10}, "duration_ms": 1000}'
+check "policy file: injector not listed refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "inject: port_flap: refused by policy '"$cfg"':2: injectors does not list port_flap"'
+call '{"op": "inject", "fault_id": "c2", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 60000}'
+check "policy file: duration over max_fault_duration refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "inject: link_down: refused by policy '"$cfg"':4: duration_ms 60000 is over max_fault_duration 10s (10000 ms)"'
+call '{"op": "inject", "fault_id": "c3", "injector": "link_down", "target": {"netdev": "v0"}}'
+check "policy file: no duration refused under max_fault_duration" 'not r["ok"] and r["errno"] == 1 and "duration_ms 0 (until reverted) is not allowed under max_fault_duration 10s" in r["error"]'
+call '{"op": "inject", "fault_id": "c4", "injector": "link_down", "target": {"netdev": "v1"}, "duration_ms": 1000}'
+check "policy file: its control_if refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "link_down: v1: refused: it is the agent'"'"'s control interface (control_if in '"$cfg"':7)"'
+link_check "refused by policy: v0 untouched" v0 up
+link_check "refused by policy: v1 untouched" v1 up
+call '{"op": "inject", "fault_id": "k1", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 5000}'
+check "policy file: first of two concurrent faults" 'r["ok"] and res["netdev"] == "v0"'
+call '{"op": "inject", "fault_id": "k2", "injector": "link_down", "target": {"netdev": "v2"}, "duration_ms": 5000}'
+check "policy file: second of two concurrent faults" 'r["ok"] and res["netdev"] == "v2"'
+call '{"op": "inject", "fault_id": "k3", "injector": "link_down", "target": {"netdev": "v3"}, "duration_ms": 5000}'
+check "policy file: third concurrent fault refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "inject: link_down: refused by policy '"$cfg"':5: max_concurrent_faults is 2 and 2 faults are active (revert one first)"'
+link_check "third concurrent fault: v3 untouched" v3 up
+call '{"op": "revert", "fault_id": "k1"}'
+call '{"op": "revert", "fault_id": "k2"}'
+check "concurrent faults reverted" 'r["ok"] and res["verified"]'
+link_check "v0 up after the concurrent faults" v0 up
+link_check "v2 up after the concurrent faults" v2 up
+call '{"op": "workload_start", "wl_id": "aud", "role": "server"}'
+call '{"op": "workload_stop", "wl_id": "aud", "timeout_ms": 3000}'
+call '{"op": "frobnicate"}'
+if grep -q "warning: request inject from .*: inject: port_flap: refused by policy $cfg:2" "$tmp/agent.log"; then
+	ok "policy refusal logged as a warning"
+else
+	bad "policy refusal log" "no warning line"
+fi
+kill -TERM "$agent_pid"
+wait "$agent_pid"
+agent_pid=
+# The audit log: a line per request (start_agent's own time/hello requests aside), in order.
+cp "$audit" "$tmp/out"
+check "audit log: one line per request, with its outcome and errno" \
+	'[(l["op"], l["outcome"], l["errno"]) for l in [r] + ev if l["op"] not in ("time", "hello")] == [("inject", "refused", 1)] * 4 + [("inject", "ok", 0)] * 2 + [("inject", "refused", 1), ("revert", "ok", 0), ("revert", "ok", 0), ("workload_start", "ok", 0), ("workload_stop", "ok", 0), ("frobnicate", "refused", 95)]'
+check "audit log: ts, peer, peer_id and the fault on every inject line" \
+	'all(__import__("re").fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", l["ts"]) and l["peer"].startswith("127.0.0.1:") and "peer_id" in l for l in [r] + ev) and all(l["fault_id"] and l["injector"] and "target" in l for l in [r] + ev if l["op"] == "inject")'
+check "audit log: the refusal sentence, the netdev of accepted faults, the deferred stop" \
+	'[l["error"] for l in [r] + ev if l.get("fault_id") == "c1"] == ["inject: port_flap: refused by policy '"$cfg"':2: injectors does not list port_flap"] and [l.get("netdev") for l in [r] + ev if l.get("fault_id") in ("k1", "k2") and l["op"] == "inject"] == ["v0", "v2"] and [l["wl_id"] for l in [r] + ev if l["op"] == "workload_stop"] == ["aud"]'
+
+# A bad policy file: the agent refuses to start (exit 78), names FILE:LINE: key, touches nothing.
+printf 'injectors: [link_down]\nnetdevs: [v0]\nmax_faults: 3\n' > "$tmp/bad.yaml"
+printf 'netdevs: [v0]\nmax_fault_duration: 10 minutes\n' > "$tmp/bad2.yaml"
+for cfgcase in "bad.yaml|bad.yaml:3: max_faults: unknown key" \
+	"bad2.yaml|bad2.yaml:2: max_fault_duration: \"10 minutes\" is not a duration" \
+	"absent.yaml|absent.yaml: cannot open the policy file"; do
+	file=${cfgcase%%|*}
+	says=${cfgcase#*|}
+	nsx "$tmp/bin/rdmachaos-agent" --name t --listen "$addr" --config "$tmp/$file" \
+		--audit-log "$tmp/audit-bad.jsonl" --state-dir "$tmp/state-bad" > "$tmp/out" 2>&1
+	rc=$?
+	if [ $rc = 78 ] && grep -qF "$tmp/$says" "$tmp/out"; then
+		ok "bad policy file $file: exit 78 and FILE:LINE: key on stderr"
+	else
+		bad "bad policy file $file" "exit $rc, expected 78 and '$tmp/$says'"
+	fi
+done
+if [ ! -e "$tmp/audit-bad.jsonl" ] && [ ! -e "$tmp/state-bad" ]; then
+	ok "bad policy file: no audit log or journal created"
+else
+	bad "bad policy file" "created $(ls -d "$tmp"/audit-bad.jsonl "$tmp"/state-bad 2> /dev/null)"
+fi
+link_check "bad policy file: v0 untouched" v0 up
 
 echo "agent netns: $pass passed, $fail failed"
 [ $fail = 0 ]

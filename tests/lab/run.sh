@@ -160,6 +160,13 @@ interrupted() {
 relab
 interrupted
 
+# A guard that trips must stop the drill, revert everything and fail it.
+relab
+drill guard-trip tests/lab/drills/guard-trip.yaml 1 "${common_checks[@]}" \
+	'.verdict == "fail"' \
+	'.safety.aborted_by == 0 and .safety.guards[0].tripped' \
+	'.faults[0].reverted_ms != null and .faults[0].reverted_ms < 20000'
+
 # Nothing left behind by any drill: every rail up on every node.
 leftover=0
 for node in node-a node-b; do
@@ -169,6 +176,10 @@ for node in node-a node-b; do
 	done
 done
 result nothing-left-behind $leftover
+
+# Kill the coordinator, kill an agent, cut the control channel, knock with bad
+# certificates: nothing may outlive its drill (tests/lab/fault_tolerance.sh).
+relab && script 900 tests/lab/fault_tolerance.sh
 
 for d in "$out"/*/; do
 	[ -f "$d/report.md" ] && echo "report: ${d}report.md"

@@ -45,7 +45,15 @@ static void test_minimal_and_full(void **state)
 	assert_int_equal(o.nr_rails, 2);
 	assert_string_equal(o.rails[1], "ens2");
 	assert_string_equal(o.log_file, "/tmp/x.log");
+	assert_string_equal(o.config, "");    /* the default file, if it exists */
+	assert_string_equal(o.audit_log, ""); /* the default audit log */
 	assert_true(o.verbose);
+
+	assert_int_equal(PARSE(&o, err, "--name", "b", "--listen", "0.0.0.0:1", "--config",
+			       "/tmp/agent.yaml", "--audit-log", "none"),
+			 0);
+	assert_string_equal(o.config, "/tmp/agent.yaml");
+	assert_string_equal(o.audit_log, "none");
 
 	assert_int_equal(PARSE(&o, err, "--help"), AGENT_OPTS_HELP);
 }
@@ -77,6 +85,12 @@ static void test_errors_name_the_flag(void **state)
 		 "a", "--rail-map", "b"),
 	    CASE("--allow-if eth0: eth0 is the --control-if", "--name", "a", "--listen",
 		 "127.0.0.1:1", "--control-if", "eth0", "--allow-if", "rail0,eth0"),
+	    CASE("--config given twice", "--name", "a", "--listen", "127.0.0.1:1", "--config",
+		 "a.yaml", "--config", "b.yaml"),
+	    CASE("--config: give a file path", "--name", "a", "--listen", "127.0.0.1:1", "--config",
+		 ""),
+	    CASE("--audit-log: give a file path, or none", "--name", "a", "--listen", "127.0.0.1:1",
+		 "--audit-log", "-"),
 	    CASE("unknown option '--bogus'", "--name", "a", "--bogus", "x"),
 	    CASE("--listen needs a value", "--name", "a", "--listen"),
 	    CASE("unexpected argument 'extra'", "--name", "a", "--listen", "127.0.0.1:1", "extra"),

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* The fault policy: allow-list, --control-if and the interfaces carrying connections. */
+/*
+ * The fault policy: allow-list, --control-if and the interfaces carrying
+ * connections; the policy file's injectors, devices and caps at inject time.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,6 +90,177 @@ static void test_carrier_table_full(void **state)
 	assert_int_equal(agent_policy_add_carrier(&p, "if3"), 0); /* known: no room needed */
 }
 
+/* A policy as the file /etc/rdmachaos/agent.yaml of agents/README.md would give. */
+static void file_policy(struct agent_policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	strcpy(p->file, "/etc/rdmachaos/agent.yaml");
+	strcpy(p->injectors[p->nr_injectors++], "link_down");
+	p->injectors_line = 3;
+	allow(p, "rail0");
+	allow(p, "rail1");
+	p->allow_line = 4;
+	strcpy(p->devices[p->nr_devices++], "rxe_rail2");
+	p->devices_line = 5;
+	p->max_fault_ms = 600000;
+	p->max_fault_line = 6;
+	p->max_concurrent = 2;
+	p->max_concurrent_line = 7;
+	strcpy(p->control_if, "eth0");
+}
+
+static struct inj_target target(const char *netdev, const char *device)
+{
+	struct inj_target t = {.rail = -1};
+
+	strcpy(t.netdev, netdev);
+	strcpy(t.device, device);
+	return t;
+}
+
+static void test_inject_allowed(void **state)
+{
+	struct agent_policy p;
+	struct inj_target t = target("rail0", "");
+	char err[256];
+
+	file_policy(&p);
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 0);
+	assert_int_equal(
+	    agent_policy_check_inject(&p, "link_down", &t, 600000, 1, err, sizeof(err)), 0);
+	/* Through the RDMA device on it. */
+	t = target("rail2", "rxe_rail2");
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 0);
+	/* Without a file: every injector, no caps (duration 0 = until reverted). */
+	memset(&p, 0, sizeof(p));
+	allow(&p, "rail0");
+	t = target("rail0", "");
+	assert_int_equal(agent_policy_check_inject(&p, "port_flap", &t, 0, 50, err, sizeof(err)),
+			 0);
+}
+
+static void test_inject_injector_refused(void **state)
+{
+	struct agent_policy p;
+	struct inj_target t = target("rail0", "");
+	char err[256];
+
+	file_policy(&p);
+	assert_int_equal(agent_policy_check_inject(&p, "port_flap", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err,
+			    "inject: port_flap: refused by policy /etc/rdmachaos/agent.yaml:3: "
+			    "injectors does not list port_flap");
+	/* injectors: [] allows none. */
+	p.nr_injectors = 0;
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+}
+
+static void test_inject_target_refused(void **state)
+{
+	struct agent_policy p;
+	struct inj_target t = target("rail3", "rxe_rail3");
+	char err[256];
+
+	file_policy(&p);
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err, "inject: link_down: rail3: refused by policy "
+				 "/etc/rdmachaos/agent.yaml:4: neither netdevs lists rail3 nor "
+				 "devices (line 5) lists rxe_rail3, its RDMA device");
+	t = target("eth1", "");
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err, "inject: link_down: eth1: refused by policy "
+				 "/etc/rdmachaos/agent.yaml:4: netdevs does not list eth1 (and it "
+				 "carries no RDMA device for devices, line 5)");
+	p.devices_line = 0;
+	p.nr_devices = 0;
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err, "inject: link_down: eth1: refused by policy "
+				 "/etc/rdmachaos/agent.yaml:4: netdevs does not list eth1");
+	/* Only devices. */
+	file_policy(&p);
+	p.nr_allow = 0;
+	p.allow_line = 0;
+	t = target("rail0", "rxe_rail0");
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err,
+			    "inject: link_down: rail0: refused by policy "
+			    "/etc/rdmachaos/agent.yaml:5: devices does not list rxe_rail0, the "
+			    "RDMA device on rail0");
+	t = target("rail0", "");
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err,
+			    "inject: link_down: rail0: refused by policy "
+			    "/etc/rdmachaos/agent.yaml:5: devices lists RDMA devices and rail0 "
+			    "carries none");
+	/* The control interface stays refused, even when a device on it is allowed. */
+	t = target("eth0", "rxe_rail2");
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err, "link_down: eth0: refused: it is the agent's control interface "
+				 "(--control-if)");
+	p.control_if_line = 8;
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err, "link_down: eth0: refused: it is the agent's control interface "
+				 "(control_if in /etc/rdmachaos/agent.yaml:8)");
+	assert_int_equal(agent_policy_add_carrier(&p, "rail2"), 0);
+	t = target("rail2", "rxe_rail2");
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err,
+			    "link_down: rail2: refused: carries the agent's control connection");
+}
+
+static void test_inject_caps(void **state)
+{
+	struct agent_policy p;
+	struct inj_target t = target("rail1", "");
+	char err[256];
+
+	file_policy(&p);
+	assert_int_equal(
+	    agent_policy_check_inject(&p, "link_down", &t, 600001, 0, err, sizeof(err)), -EPERM);
+	assert_string_equal(err,
+			    "inject: link_down: refused by policy /etc/rdmachaos/agent.yaml:6: "
+			    "duration_ms 600001 is over max_fault_duration 10m (600000 ms)");
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 0, 0, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err,
+			    "inject: link_down: refused by policy /etc/rdmachaos/agent.yaml:6: "
+			    "duration_ms 0 (until reverted) is not allowed under "
+			    "max_fault_duration 10m; give duration_ms 1..600000");
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 2, err, sizeof(err)),
+			 -EPERM);
+	assert_string_equal(err,
+			    "inject: link_down: refused by policy /etc/rdmachaos/agent.yaml:7: "
+			    "max_concurrent_faults is 2 and 2 faults are active (revert one "
+			    "first)");
+	p.max_concurrent = 1;
+	assert_int_equal(agent_policy_check_inject(&p, "link_down", &t, 1000, 1, err, sizeof(err)),
+			 -EPERM);
+	assert_non_null(strstr(err, "max_concurrent_faults is 1 and 1 fault is active"));
+}
+
+static void test_fmt_ms(void **state)
+{
+	char buf[32];
+
+	assert_string_equal(agent_policy_fmt_ms(600000, buf, sizeof(buf)), "10m");
+	assert_string_equal(agent_policy_fmt_ms(7200000, buf, sizeof(buf)), "2h");
+	assert_string_equal(agent_policy_fmt_ms(90000, buf, sizeof(buf)), "90s");
+	assert_string_equal(agent_policy_fmt_ms(1500, buf, sizeof(buf)), "1500ms");
+	assert_string_equal(agent_policy_fmt_ms(0, buf, sizeof(buf)), "0ms");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -95,6 +269,11 @@ int main(void)
 	    cmocka_unit_test(test_control_if_flag_always_refused),
 	    cmocka_unit_test(test_connection_carrier_refused),
 	    cmocka_unit_test(test_carrier_table_full),
+	    cmocka_unit_test(test_inject_allowed),
+	    cmocka_unit_test(test_inject_injector_refused),
+	    cmocka_unit_test(test_inject_target_refused),
+	    cmocka_unit_test(test_inject_caps),
+	    cmocka_unit_test(test_fmt_ms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

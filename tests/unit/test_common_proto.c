@@ -94,7 +94,8 @@ static void test_refusals(void **state)
 	n = mk(buf, 42, 1, "{}"); /* type */
 	expect_refused(buf, n, 0, -EPROTO);
 
-	n = mk(buf, RC_MSG_REQUEST, 1, "{\"a\":\"0123456789\"}"); /* size, refused from the header alone */
+	n = mk(buf, RC_MSG_REQUEST, 1,
+	       "{\"a\":\"0123456789\"}"); /* size, refused from the header alone */
 	expect_refused(buf, RC_PROTO_HDR_LEN, 8, -EMSGSIZE);
 
 	n = mk(buf, RC_MSG_REQUEST, 5, "{}"); /* replay: seq must increase */
@@ -114,9 +115,9 @@ static void test_refusals(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_byte_by_byte),
-		cmocka_unit_test(test_two_frames_one_read),
-		cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_byte_by_byte),
+	    cmocka_unit_test(test_two_frames_one_read),
+	    cmocka_unit_test(test_refusals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

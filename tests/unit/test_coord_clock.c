@@ -13,9 +13,9 @@ static void test_min_rtt_wins(void **state)
 {
 	/* agent is 1 s ahead; second sample is symmetric with a 2 ms round trip */
 	const struct clk_sample s[] = {
-		{.t_send_ns = 1000000, .t_agent_ns = 1001009000, .t_recv_ns = 1050000000 / 50},
-		{.t_send_ns = 100000000, .t_agent_ns = 1101000000, .t_recv_ns = 102000000},
-		{.t_send_ns = 200000000, .t_agent_ns = 1210000000, .t_recv_ns = 230000000},
+	    {.t_send_ns = 1000000, .t_agent_ns = 1001009000, .t_recv_ns = 1050000000 / 50},
+	    {.t_send_ns = 100000000, .t_agent_ns = 1101000000, .t_recv_ns = 102000000},
+	    {.t_send_ns = 200000000, .t_agent_ns = 1210000000, .t_recv_ns = 230000000},
 	};
 	struct clk_estimate e;
 
@@ -54,9 +54,9 @@ static void test_no_usable_sample(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_min_rtt_wins),
-		cmocka_unit_test(test_asymmetric_delay_within_bound),
-		cmocka_unit_test(test_no_usable_sample),
+	    cmocka_unit_test(test_min_rtt_wins),
+	    cmocka_unit_test(test_asymmetric_delay_within_bound),
+	    cmocka_unit_test(test_no_usable_sample),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
