@@ -332,6 +332,17 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 	    (uint64_t)json_integer_value(json_object_get(req, "duration_ms")), active, err, errlen);
 	if (ret)
 		return ret;
+	/* The drill's own blast radius, checked again here: a coordinator bug cannot widen it. */
+	if (json_object_get(req, "max_active") &&
+	    active >= (unsigned int)json_integer_value(json_object_get(req, "max_active"))) {
+		snprintf(
+		    err, errlen,
+		    "inject: %s: refused: the drill's blast radius allows %lld active fault(s) "
+		    "on this node and %u are active",
+		    fault_id, json_integer_value(json_object_get(req, "max_active")), active);
+		rc_warn("%s", err);
+		return -EPERM;
+	}
 	t->ifindex = (int)if_nametoindex(t->netdev);
 	if (!t->ifindex) {
 		snprintf(err, errlen, "%s: %s: no such network interface on this node",

@@ -18,6 +18,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_config.h"
+#include "common/units.h"
 
 #define AGENT_RING_ENTRIES 256
 #define AGENT_WORKLOAD_GRACE_MS 3000
@@ -128,7 +129,7 @@ static void agent_log_policy(const struct agent *a, const struct agent_policy *f
 		    p->injectors_line ? agent_names(p->injectors, sizeof(p->injectors[0]),
 						    p->nr_injectors, injs, sizeof(injs))
 				      : "all",
-		    p->max_fault_ms ? agent_policy_fmt_ms(p->max_fault_ms, dur, sizeof(dur))
+		    p->max_fault_ms ? rc_format_duration_ms(p->max_fault_ms, dur, sizeof(dur))
 				    : "none",
 		    p->max_concurrent ? conc : "none");
 	}

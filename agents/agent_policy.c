@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agents/agent_policy.h"
+#include "common/units.h"
 
 /* Whether name is one of the nr strings of `stride` bytes each at base. */
 static bool agent_policy_has(const void *base, size_t stride, unsigned int nr, const char *name)
@@ -30,19 +31,6 @@ int agent_policy_add_carrier(struct agent_policy *p, const char *ifname)
 		return -ENOSPC;
 	snprintf(p->carriers[p->nr_carriers++], IF_NAMESIZE, "%s", ifname);
 	return 0;
-}
-
-const char *agent_policy_fmt_ms(uint64_t ms, char *buf, size_t len)
-{
-	if (ms && ms % 3600000 == 0)
-		snprintf(buf, len, "%" PRIu64 "h", ms / 3600000);
-	else if (ms && ms % 60000 == 0)
-		snprintf(buf, len, "%" PRIu64 "m", ms / 60000);
-	else if (ms && ms % 1000 == 0)
-		snprintf(buf, len, "%" PRIu64 "s", ms / 1000);
-	else
-		snprintf(buf, len, "%" PRIu64 "ms", ms);
-	return buf;
 }
 
 /* "inject: INJ[: NETDEV]: refused by policy FILE:LINE: " and the rule; always -EPERM. */
@@ -156,12 +144,12 @@ int agent_policy_check_inject(const struct agent_policy *p, const char *injector
 		    p, p->max_fault_line, injector, NULL, err, errlen,
 		    "duration_ms 0 (until reverted) is not allowed under max_fault_duration %s; "
 		    "give duration_ms 1..%" PRIu64,
-		    agent_policy_fmt_ms(p->max_fault_ms, cap, sizeof(cap)), p->max_fault_ms);
+		    rc_format_duration_ms(p->max_fault_ms, cap, sizeof(cap)), p->max_fault_ms);
 	if (p->max_fault_ms && duration_ms > p->max_fault_ms)
 		return agent_policy_refuse(
 		    p, p->max_fault_line, injector, NULL, err, errlen,
 		    "duration_ms %" PRIu64 " is over max_fault_duration %s (%" PRIu64 " ms)",
-		    duration_ms, agent_policy_fmt_ms(p->max_fault_ms, cap, sizeof(cap)),
+		    duration_ms, rc_format_duration_ms(p->max_fault_ms, cap, sizeof(cap)),
 		    p->max_fault_ms);
 	if (p->max_concurrent && active >= p->max_concurrent)
 		return agent_policy_refuse(p, p->max_concurrent_line, injector, NULL, err, errlen,

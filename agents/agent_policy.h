@@ -82,7 +82,4 @@ int agent_policy_check_inject(const struct agent_policy *p, const char *injector
 			      const struct inj_target *t, uint64_t duration_ms, unsigned int active,
 			      char *err, size_t errlen);
 
-/* "10m", "90s", "2500ms": short and exact, as durations are written in the config file. */
-const char *agent_policy_fmt_ms(uint64_t ms, char *buf, size_t len);
-
 #endif

@@ -93,6 +93,7 @@ static const struct agent_field agent_f_inject[] = {
     {"params", AGENT_F_OBJECT, false, 0, 0},
     {"duration_ms", AGENT_F_INT, false, 0, 7LL * 24 * 3600 * 1000},
     {"lease_ms", AGENT_F_INT, false, 1000, 3600000},
+    {"max_active", AGENT_F_INT, false, 1, 1000000},
     {NULL},
 };
 static const struct agent_field agent_f_revert[] = {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Monotonic and wall clocks, and parsing of durations and sizes. */
+/* Monotonic and wall clocks, and parsing (and formatting) of durations and sizes. */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,19 @@ int rc_parse_duration_ms(const char *s, uint64_t *ms)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+const char *rc_format_duration_ms(uint64_t ms, char *buf, size_t len)
+{
+	if (ms && ms % 3600000 == 0)
+		snprintf(buf, len, "%" PRIu64 "h", ms / 3600000);
+	else if (ms && ms % 60000 == 0)
+		snprintf(buf, len, "%" PRIu64 "m", ms / 60000);
+	else if (ms && ms % 1000 == 0)
+		snprintf(buf, len, "%" PRIu64 "s", ms / 1000);
+	else
+		snprintf(buf, len, "%" PRIu64 "ms", ms);
+	return buf;
 }
 
 int rc_parse_size(const char *s, uint64_t *bytes)

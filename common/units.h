@@ -7,6 +7,7 @@
 #ifndef RC_UNITS_H
 #define RC_UNITS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define RC_NSEC_PER_MSEC 1000000ULL
@@ -21,6 +22,12 @@ uint64_t rc_wall_ns(void); /* CLOCK_REALTIME, for reports only */
  * the unit, overflow).
  */
 int rc_parse_duration_ms(const char *s, uint64_t *ms);
+
+/*
+ * The reverse, short and exact: "1h", "2m", "20s", else "2500ms" (0 is "0ms").
+ * rc_parse_duration_ms() reads it back to the same value. Returns buf.
+ */
+const char *rc_format_duration_ms(uint64_t ms, char *buf, size_t len);
 
 /* "64KiB", "1MiB", "4096", "1k" (k/M/G are powers of 1024 too). -EINVAL on junk. */
 int rc_parse_size(const char *s, uint64_t *bytes);

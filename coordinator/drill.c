@@ -472,6 +472,8 @@ static void drill_inject(struct drill *d, struct drill_fault *f)
 			"injector", sf->injector, "target", drill_target_json(&sf->target),
 			"params", sf->params ? sf->params : json_object(), "duration_ms",
 			(json_int_t)sf->duration_ms, "lease_ms", (json_int_t)d->sc.safety.lease_ms);
+	if (d->sc.safety.max_rails)
+		json_object_set_new(req, "max_active", json_integer(d->sc.safety.max_rails));
 	ret = fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, f->error, sizeof(f->error));
 	json_decref(req);
 	if (ret) {

@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,21 +20,27 @@
 #include <yaml.h>
 
 #include "common/units.h"
+#include "common/yamldoc.h"
 #include "coordinator/scenario.h"
-#include "coordinator/yaml_guard.h"
 
-#define SC_MAX_FILE (1024 * 1024) /* scenario files are small; refuse anything bigger */
-#define SC_PATH_LEN 160
 #define SC_LAB_MAX_NODES 26 /* node-a .. node-z */
 #define SC_LAB_MAX_RAILS 4
 #define SC_NETDEV_MAX 15 /* IFNAMSIZ - 1 */
 
+static const struct yd_kind sc_kind = {
+    .max_size = 1024 * 1024, /* scenario files are small; refuse anything bigger */
+    .open_err = "cannot open",
+    .read_err = "read error",
+    .too_big = "is larger than 1 MiB; scenario files are small",
+    .one_doc = "a scenario file",
+    .noun = "a scenario",
+    .depth = 5,
+    .dur_eg = "250ms, 10s, 2m",
+};
+
 struct pctx {
-	const char *file;
-	yaml_document_t *doc;
+	struct yd_doc *d; /* the file, its document, and the message buffer */
 	struct scenario *sc;
-	char *err;
-	size_t errlen;
 };
 
 static const char *const signal_names[SC_SIG__COUNT] = {
@@ -131,59 +136,6 @@ static const struct inj_spec *inj_spec_find(const char *name)
 
 /* ---- messages ---------------------------------------------------------- */
 
-static size_t node_line(const yaml_node_t *n)
-{
-	return n ? n->start_mark.line + 1 : 1;
-}
-
-/* "FILE:LINE: PATH: message"; always returns -EINVAL so callers can `return perr(...)`. */
-__attribute__((format(printf, 4, 5))) static int perr(struct pctx *c, const yaml_node_t *n,
-						      const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	int len;
-
-	len = snprintf(c->err, c->errlen, "%s:%zu: %s%s", c->file, node_line(n), path,
-		       *path ? ": " : "");
-	if (len < 0 || (size_t)len >= c->errlen)
-		return -EINVAL;
-	va_start(ap, fmt);
-	vsnprintf(c->err + len, c->errlen - (size_t)len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* "1h", "2m", "20s", else "2500ms": short and exact, in the scenario's own syntax. */
-static const char *fmt_dur(uint64_t ms, char *buf, size_t len)
-{
-	if (ms && ms % 3600000 == 0)
-		snprintf(buf, len, "%" PRIu64 "h", ms / 3600000);
-	else if (ms && ms % 60000 == 0)
-		snprintf(buf, len, "%" PRIu64 "m", ms / 60000);
-	else if (ms && ms % 1000 == 0)
-		snprintf(buf, len, "%" PRIu64 "s", ms / 1000);
-	else
-		snprintf(buf, len, "%" PRIu64 "ms", ms);
-	return buf;
-}
-
-/* Key paths are short; one that does not fit ends in "..." rather than silently. */
-static void path_fit(char *buf, int n)
-{
-	if (n < 0 || n >= SC_PATH_LEN)
-		memcpy(buf + SC_PATH_LEN - 4, "...", 4);
-}
-
-static void join(char *buf, const char *parent, const char *key)
-{
-	path_fit(buf, snprintf(buf, SC_PATH_LEN, "%s%s%s", parent, *parent ? "." : "", key));
-}
-
-static void join_idx(char *buf, const char *parent, size_t i)
-{
-	path_fit(buf, snprintf(buf, SC_PATH_LEN, "%s[%zu]", parent, i));
-}
-
 /* The drill's node names, for "is not a node" messages: "node-a, node-b". */
 static const char *node_list(const struct scenario *sc, char *buf, size_t len)
 {
@@ -204,146 +156,23 @@ static const char *node_list(const struct scenario *sc, char *buf, size_t len)
 
 /* ---- YAML access ------------------------------------------------------- */
 
-static yaml_node_t *ynode(struct pctx *c, int idx)
-{
-	return yaml_document_get_node(c->doc, idx);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return (const char *)n->data.scalar.value;
-}
-
-static bool is_null(const yaml_node_t *n)
-{
-	const char *s;
-
-	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return false;
-	s = scalar(n);
-	return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") ||
-	       !strcmp(s, "NULL");
-}
-
-static int want_map(struct pctx *c, const yaml_node_t *n, const char *path)
-{
-	if (n->type == YAML_MAPPING_NODE)
-		return 0;
-	if (is_null(n))
-		return perr(c, n, path,
-			    "has no value; it takes a mapping (key: value lines or {...})");
-	return perr(c, n, path, "must be a mapping (key: value lines or {...})");
-}
-
-static int want_seq(struct pctx *c, const yaml_node_t *n, const char *path)
-{
-	if (n->type == YAML_SEQUENCE_NODE)
-		return 0;
-	if (is_null(n))
-		return perr(c, n, path, "has no value; it takes a list ([a, b] or \"- \" lines)");
-	return perr(c, n, path, "must be a list ([a, b] or \"- \" lines)");
-}
-
-static int want_scalar(struct pctx *c, const yaml_node_t *n, const char *path)
-{
-	if (n->type != YAML_SCALAR_NODE)
-		return perr(c, n, path, "must be a single value, not a %s",
-			    n->type == YAML_MAPPING_NODE ? "mapping" : "list");
-	if (is_null(n))
-		return perr(c, n, path, "has no value; give one or leave the key out");
-	return 0;
-}
-
-/*
- * Refuses keys not in `allowed` (NULL-terminated) and keys given twice. The
- * line is the key's own: the key is what is wrong.
- */
-static int check_keys(struct pctx *c, yaml_node_t *map, const char *path,
-		      const char *const *allowed)
-{
-	yaml_node_pair_t *p, *q;
-	char kpath[SC_PATH_LEN], list[256];
-	size_t off;
-	unsigned int i;
-
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = ynode(c, p->key);
-		bool known = false;
-
-		if (k->type != YAML_SCALAR_NODE)
-			return perr(c, k, path, "keys must be plain words, not a %s",
-				    k->type == YAML_MAPPING_NODE ? "mapping" : "list");
-		join(kpath, path, scalar(k));
-		for (i = 0; allowed[i]; i++)
-			if (!strcmp(allowed[i], scalar(k)))
-				known = true;
-		if (!known) {
-			if (!allowed[0])
-				return perr(c, k, kpath, "unknown key; nothing is allowed here");
-			for (off = 0, i = 0; allowed[i] && off < sizeof(list); i++)
-				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-							i ? ", " : "", allowed[i]);
-			return perr(c, k, kpath, "unknown key; allowed here: %s", list);
-		}
-		for (q = map->data.mapping.pairs.start; q < p; q++) {
-			yaml_node_t *k2 = ynode(c, q->key);
-
-			if (k2->type == YAML_SCALAR_NODE && !strcmp(scalar(k2), scalar(k)))
-				return perr(c, k, kpath, "given twice (first on line %zu)",
-					    node_line(k2));
-		}
-	}
-	return 0;
-}
-
-/* The value of `key` in `map`, NULL when absent (check_keys refused duplicates). */
-static yaml_node_t *map_get(struct pctx *c, yaml_node_t *map, const char *key)
-{
-	yaml_node_pair_t *p;
-
-	if (!map)
-		return NULL;
-	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-		yaml_node_t *k = ynode(c, p->key);
-
-		if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), key))
-			return ynode(c, p->value);
-	}
-	return NULL;
-}
-
 static int missing(struct pctx *c, const yaml_node_t *map, const char *path, const char *key,
 		   const char *what)
 {
-	char kpath[SC_PATH_LEN];
+	char kpath[YD_PATH_LEN];
 
-	join(kpath, path, key);
-	return perr(c, map, kpath, "missing; %s", what);
+	yd_join(kpath, path, key);
+	return yd_fail(c->d, map, kpath, "missing; %s", what);
 }
 
 /* ---- typed values ------------------------------------------------------ */
-
-static int get_text(struct pctx *c, const yaml_node_t *n, const char *path, char *buf, size_t len)
-{
-	int ret = want_scalar(c, n, path);
-
-	if (ret)
-		return ret;
-	if (n->data.scalar.length >= len)
-		return perr(c, n, path, "is %zu characters long; at most %zu are allowed",
-			    n->data.scalar.length, len - 1);
-	if (strlen(scalar(n)) != n->data.scalar.length)
-		return perr(c, n, path, "holds a NUL character");
-	memcpy(buf, scalar(n), n->data.scalar.length + 1);
-	return 0;
-}
 
 /* Names end up in folder names and messages: [A-Za-z0-9._-]+. */
 static int get_name(struct pctx *c, const yaml_node_t *n, const char *path, char *buf, size_t len,
 		    const char *used_for)
 {
 	const char *s;
-	int ret = get_text(c, n, path, buf, len);
+	int ret = yd_get_text(c->d, n, path, buf, len);
 
 	if (ret)
 		return ret;
@@ -351,76 +180,34 @@ static int get_name(struct pctx *c, const yaml_node_t *n, const char *path, char
 		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
 		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-')
 			continue;
-		return perr(c, n, path,
-			    "\"%s\" may hold only letters, digits, '.', '_' and '-' (%s)", buf,
-			    used_for);
+		return yd_fail(c->d, n, path,
+			       "\"%s\" may hold only letters, digits, '.', '_' and '-' (%s)", buf,
+			       used_for);
 	}
-	return 0;
-}
-
-/* Digits only: no sign, no spaces, no units. */
-static bool parse_whole(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return !*end && !errno;
-}
-
-static int get_uint(struct pctx *c, const yaml_node_t *n, const char *path, uint64_t min,
-		    uint64_t max, uint64_t *v)
-{
-	int ret = want_scalar(c, n, path);
-
-	if (ret)
-		return ret;
-	if (!parse_whole(scalar(n), v))
-		return perr(c, n, path, "\"%s\" is not a whole number; use %" PRIu64 "..%" PRIu64,
-			    scalar(n), min, max);
-	if (*v < min || *v > max)
-		return perr(c, n, path, "%s is out of range; use %" PRIu64 "..%" PRIu64, scalar(n),
-			    min, max);
-	return 0;
-}
-
-static int get_duration(struct pctx *c, const yaml_node_t *n, const char *path, uint64_t *ms)
-{
-	int ret = want_scalar(c, n, path);
-
-	if (ret)
-		return ret;
-	if (rc_parse_duration_ms(scalar(n), ms))
-		return perr(c, n, path,
-			    "\"%s\" is not a duration; write a number and a unit with no space, "
-			    "e.g. 250ms, 10s, 2m (a plain number is seconds)",
-			    scalar(n));
 	return 0;
 }
 
 /* A duration that must be more than zero: "within", "down", ... */
 static int get_duration_pos(struct pctx *c, const yaml_node_t *n, const char *path, uint64_t *ms)
 {
-	int ret = get_duration(c, n, path, ms);
+	int ret = yd_get_duration(c->d, n, path, ms);
 
 	if (!ret && !*ms)
-		return perr(c, n, path, "must be longer than 0");
+		return yd_fail(c->d, n, path, "must be longer than 0");
 	return ret;
 }
 
 static int get_double(struct pctx *c, const yaml_node_t *n, const char *path, double *v)
 {
 	char *end;
-	int ret = want_scalar(c, n, path);
+	int ret = yd_want_scalar(c->d, n, path);
 
 	if (ret)
 		return ret;
 	errno = 0;
-	*v = strtod(scalar(n), &end);
-	if (end == scalar(n) || *end || errno || *v != *v)
-		return perr(c, n, path, "\"%s\" is not a number", scalar(n));
+	*v = strtod(yd_scalar(n), &end);
+	if (end == yd_scalar(n) || *end || errno || *v != *v)
+		return yd_fail(c->d, n, path, "\"%s\" is not a number", yd_scalar(n));
 	return 0;
 }
 
@@ -435,18 +222,18 @@ static int parse_lab(struct pctx *c, yaml_node_t *lab)
 	unsigned int i;
 	int ret;
 
-	if ((ret = want_map(c, lab, "lab")) || (ret = check_keys(c, lab, "lab", keys)))
+	if ((ret = yd_want_map(c->d, lab, "lab")) || (ret = yd_check_keys(c->d, lab, "lab", keys)))
 		return ret;
 	sc->lab = true;
 	sc->lab_nodes = 2;
 	sc->lab_rails = 1;
-	if ((n = map_get(c, lab, "nodes"))) {
-		if ((ret = get_uint(c, n, "lab.nodes", 2, SC_LAB_MAX_NODES, &v)))
+	if ((n = yd_map_get(c->d, lab, "nodes"))) {
+		if ((ret = yd_get_uint(c->d, n, "lab.nodes", 2, SC_LAB_MAX_NODES, &v)))
 			return ret;
 		sc->lab_nodes = (unsigned int)v;
 	}
-	if ((n = map_get(c, lab, "rails"))) {
-		if ((ret = get_uint(c, n, "lab.rails", 1, SC_LAB_MAX_RAILS, &v)))
+	if ((n = yd_map_get(c->d, lab, "rails"))) {
+		if ((ret = yd_get_uint(c->d, n, "lab.rails", 1, SC_LAB_MAX_RAILS, &v)))
 			return ret;
 		sc->lab_rails = (unsigned int)v;
 	}
@@ -467,16 +254,16 @@ static int check_agent(struct pctx *c, const yaml_node_t *n, const char *path, c
 	unsigned long port;
 
 	if (!colon || colon == agent)
-		return perr(c, n, path, "\"%s\" is not host:port, e.g. gpu01:7707", agent);
+		return yd_fail(c->d, n, path, "\"%s\" is not host:port, e.g. gpu01:7707", agent);
 	if (agent[0] == '[' && colon[-1] != ']')
-		return perr(c, n, path,
-			    "\"%s\": an IPv6 address goes in brackets before the port, e.g. "
-			    "[fd00::1]:7707",
-			    agent);
+		return yd_fail(c->d, n, path,
+			       "\"%s\": an IPv6 address goes in brackets before the port, e.g. "
+			       "[fd00::1]:7707",
+			       agent);
 	errno = 0;
 	port = strtoul(colon + 1, &end, 10);
 	if (colon[1] < '0' || colon[1] > '9' || *end || errno || port < 1 || port > 65535)
-		return perr(c, n, path, "\"%s\" has no valid port; use host:1..65535", agent);
+		return yd_fail(c->d, n, path, "\"%s\" has no valid port; use host:1..65535", agent);
 	return 0;
 }
 
@@ -484,43 +271,44 @@ static int parse_nodes(struct pctx *c, yaml_node_t *seq)
 {
 	static const char *const keys[] = {"name", "agent", NULL};
 	struct scenario *sc = c->sc;
-	char path[SC_PATH_LEN], kpath[SC_PATH_LEN];
+	char path[YD_PATH_LEN], kpath[YD_PATH_LEN];
 	unsigned int i, j, nr;
 	int ret;
 
-	if ((ret = want_seq(c, seq, "nodes")))
+	if ((ret = yd_want_seq(c->d, seq, "nodes")))
 		return ret;
-	nr = (unsigned int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	nr = (unsigned int)yd_seq_len(seq);
 	if (nr < 2 || nr > SC_MAX_NODES)
-		return perr(c, seq, "nodes", "lists %u nodes; a drill needs 2..%d", nr,
-			    SC_MAX_NODES);
+		return yd_fail(c->d, seq, "nodes", "lists %u nodes; a drill needs 2..%d", nr,
+			       SC_MAX_NODES);
 	sc->nodes = calloc(nr, sizeof(*sc->nodes));
 	if (!sc->nodes)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++) {
-		yaml_node_t *e = ynode(c, seq->data.sequence.items.start[i]), *n;
+		yaml_node_t *e = yd_seq_item(c->d, seq, i), *n;
 		struct sc_node *nd = &sc->nodes[i];
 
-		join_idx(path, "nodes", i);
-		if ((ret = want_map(c, e, path)) || (ret = check_keys(c, e, path, keys)))
+		yd_join_idx(path, "nodes", i);
+		if ((ret = yd_want_map(c->d, e, path)) ||
+		    (ret = yd_check_keys(c->d, e, path, keys)))
 			return ret;
-		if (!(n = map_get(c, e, "name")))
+		if (!(n = yd_map_get(c->d, e, "name")))
 			return missing(c, e, path, "name",
 				       "every node needs a name (its agent's --name)");
-		join(kpath, path, "name");
+		yd_join(kpath, path, "name");
 		if ((ret = get_name(c, n, kpath, nd->name, sizeof(nd->name), "it names the node")))
 			return ret;
 		for (j = 0; j < i; j++)
 			if (!strcmp(sc->nodes[j].name, nd->name))
-				return perr(c, n, kpath,
-					    "\"%s\" is already nodes[%u]; names are unique",
-					    nd->name, j);
-		if (!(n = map_get(c, e, "agent")))
+				return yd_fail(c->d, n, kpath,
+					       "\"%s\" is already nodes[%u]; names are unique",
+					       nd->name, j);
+		if (!(n = yd_map_get(c->d, e, "agent")))
 			return missing(
 			    c, e, path, "agent",
 			    "where the node's agent listens, host:port, e.g. gpu01:7707");
-		join(kpath, path, "agent");
-		if ((ret = get_text(c, n, kpath, nd->agent, sizeof(nd->agent))) ||
+		yd_join(kpath, path, "agent");
+		if ((ret = yd_get_text(c->d, n, kpath, nd->agent, sizeof(nd->agent))) ||
 		    (ret = check_agent(c, n, kpath, nd->agent)))
 			return ret;
 		sc->nr_nodes = i + 1;
@@ -534,8 +322,8 @@ static int check_node_ref(struct pctx *c, const yaml_node_t *n, const char *path
 
 	if (scenario_node(c->sc, name))
 		return 0;
-	return perr(c, n, path, "\"%s\" is not a node of this drill; nodes: %s", name,
-		    node_list(c->sc, list, sizeof(list)));
+	return yd_fail(c->d, n, path, "\"%s\" is not a node of this drill; nodes: %s", name,
+		       node_list(c->sc, list, sizeof(list)));
 }
 
 /* A rail number, checked against the lab's rails (or SC_MAX_RAILS on a real cluster). */
@@ -545,15 +333,15 @@ static int get_rail(struct pctx *c, const yaml_node_t *n, const char *path, int 
 	uint64_t v = 0;
 	int ret;
 
-	if ((ret = get_uint(c, n, path, 0, UINT64_MAX, &v)))
+	if ((ret = yd_get_uint(c->d, n, path, 0, UINT64_MAX, &v)))
 		return ret;
 	if (v > max && c->sc->lab)
-		return perr(c, n, path,
-			    "rail %" PRIu64 " does not exist in a %u-rail lab; use 0..%" PRIu64, v,
-			    c->sc->lab_rails, max);
+		return yd_fail(c->d, n, path,
+			       "rail %" PRIu64 " does not exist in a %u-rail lab; use 0..%" PRIu64,
+			       v, c->sc->lab_rails, max);
 	if (v > max)
-		return perr(c, n, path, "rail %" PRIu64 " is out of range; use 0..%" PRIu64, v,
-			    max);
+		return yd_fail(c->d, n, path, "rail %" PRIu64 " is out of range; use 0..%" PRIu64,
+			       v, max);
 	*rail = (int)v;
 	return 0;
 }
@@ -565,26 +353,26 @@ static int parse_qp(struct pctx *c, yaml_node_t *qp, struct sc_workload *w)
 	uint64_t v = 0;
 	int ret;
 
-	if ((ret = want_map(c, qp, "workload.qp")) ||
-	    (ret = check_keys(c, qp, "workload.qp", keys)))
+	if ((ret = yd_want_map(c->d, qp, "workload.qp")) ||
+	    (ret = yd_check_keys(c->d, qp, "workload.qp", keys)))
 		return ret;
-	if ((n = map_get(c, qp, "timeout"))) {
-		if ((ret = get_uint(c, n, "workload.qp.timeout", 0, 31, &v)))
+	if ((n = yd_map_get(c->d, qp, "timeout"))) {
+		if ((ret = yd_get_uint(c->d, n, "workload.qp.timeout", 0, 31, &v)))
 			return ret;
 		if (v == 0)
-			return perr(
-			    c, n, "workload.qp.timeout",
+			return yd_fail(
+			    c->d, n, "workload.qp.timeout",
 			    "0 disables the retransmit timer, so one lost packet hangs the QP "
 			    "forever; use 1..31 (the period is 4.096 us x 2^timeout, 14 is "
 			    "about 67 ms)");
 		w->qp_timeout = (unsigned int)v;
 	}
-	if ((n = map_get(c, qp, "retry_cnt"))) {
-		if ((ret = get_uint(c, n, "workload.qp.retry_cnt", 0, 7, &v)))
+	if ((n = yd_map_get(c->d, qp, "retry_cnt"))) {
+		if ((ret = yd_get_uint(c->d, n, "workload.qp.retry_cnt", 0, 7, &v)))
 			return ret;
 		if (v == 7 && c->sc->lab)
-			return perr(c, n, "workload.qp.retry_cnt",
-				    "7 makes Soft-RoCE retry forever; use 0..6 in the lab");
+			return yd_fail(c->d, n, "workload.qp.retry_cnt",
+				       "7 makes Soft-RoCE retry forever; use 0..6 in the lab");
 		w->qp_retry_cnt = (unsigned int)v;
 	}
 	return 0;
@@ -592,28 +380,29 @@ static int parse_qp(struct pctx *c, yaml_node_t *qp, struct sc_workload *w)
 
 static int parse_rails(struct pctx *c, yaml_node_t *seq, struct sc_workload *w)
 {
-	char path[SC_PATH_LEN];
+	char path[YD_PATH_LEN];
 	unsigned int i, j, nr;
 	int ret;
 
-	if ((ret = want_seq(c, seq, "workload.rails")))
+	if ((ret = yd_want_seq(c->d, seq, "workload.rails")))
 		return ret;
-	nr = (unsigned int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	nr = (unsigned int)yd_seq_len(seq);
 	if (!nr)
-		return perr(c, seq, "workload.rails",
-			    "is empty; list at least one rail, e.g. [0, 1]");
+		return yd_fail(c->d, seq, "workload.rails",
+			       "is empty; list at least one rail, e.g. [0, 1]");
 	if (nr > SC_MAX_RAILS)
-		return perr(c, seq, "workload.rails", "lists %u rails; at most %d", nr,
-			    SC_MAX_RAILS);
+		return yd_fail(c->d, seq, "workload.rails", "lists %u rails; at most %d", nr,
+			       SC_MAX_RAILS);
 	for (i = 0; i < nr; i++) {
-		yaml_node_t *n = ynode(c, seq->data.sequence.items.start[i]);
+		yaml_node_t *n = yd_seq_item(c->d, seq, i);
 
-		join_idx(path, "workload.rails", i);
+		yd_join_idx(path, "workload.rails", i);
 		if ((ret = get_rail(c, n, path, &w->rails[i])))
 			return ret;
 		for (j = 0; j < i; j++)
 			if (w->rails[j] == w->rails[i])
-				return perr(c, n, path, "rail %d is listed twice", w->rails[i]);
+				return yd_fail(c->d, n, path, "rail %d is listed twice",
+					       w->rails[i]);
 	}
 	w->nr_rails = nr;
 	return 0;
@@ -641,73 +430,75 @@ static int parse_workload(struct pctx *c, yaml_node_t *wl)
 	w->interval_ms = 100;
 	w->port = 18515;
 
-	if ((ret = want_map(c, wl, "workload")) || (ret = check_keys(c, wl, "workload", keys)))
+	if ((ret = yd_want_map(c->d, wl, "workload")) ||
+	    (ret = yd_check_keys(c->d, wl, "workload", keys)))
 		return ret;
-	if ((n = map_get(c, wl, "kind"))) {
-		if ((ret = get_text(c, n, "workload.kind", w->kind, sizeof(w->kind))))
+	if ((n = yd_map_get(c->d, wl, "kind"))) {
+		if ((ret = yd_get_text(c->d, n, "workload.kind", w->kind, sizeof(w->kind))))
 			return ret;
 		if (strcmp(w->kind, "rdma_stream"))
-			return perr(c, n, "workload.kind",
-				    "\"%s\" is not a workload; use rdma_stream", w->kind);
+			return yd_fail(c->d, n, "workload.kind",
+				       "\"%s\" is not a workload; use rdma_stream", w->kind);
 	}
-	if (!(n = map_get(c, wl, "from")))
+	if (!(n = yd_map_get(c->d, wl, "from")))
 		return missing(c, wl, "workload", "from",
 			       "name the client node, e.g. from: node-a");
-	if ((ret = get_text(c, n, "workload.from", w->from, sizeof(w->from))) ||
+	if ((ret = yd_get_text(c->d, n, "workload.from", w->from, sizeof(w->from))) ||
 	    (ret = check_node_ref(c, n, "workload.from", w->from)))
 		return ret;
-	if (!(n = map_get(c, wl, "to")))
+	if (!(n = yd_map_get(c->d, wl, "to")))
 		return missing(c, wl, "workload", "to", "name the server node, e.g. to: node-b");
-	if ((ret = get_text(c, n, "workload.to", w->to, sizeof(w->to))) ||
+	if ((ret = yd_get_text(c->d, n, "workload.to", w->to, sizeof(w->to))) ||
 	    (ret = check_node_ref(c, n, "workload.to", w->to)))
 		return ret;
 	if (!strcmp(w->from, w->to))
-		return perr(
-		    c, n, "workload.to",
+		return yd_fail(
+		    c->d, n, "workload.to",
 		    "\"%s\" is also the client (from); the stream needs two different nodes",
 		    w->to);
-	if ((n = map_get(c, wl, "op"))) {
-		if ((ret = get_text(c, n, "workload.op", buf, sizeof(buf))))
+	if ((n = yd_map_get(c->d, wl, "op"))) {
+		if ((ret = yd_get_text(c->d, n, "workload.op", buf, sizeof(buf))))
 			return ret;
 		if (!strcmp(buf, "write"))
 			w->op = SC_OP_WRITE;
 		else if (!strcmp(buf, "send"))
 			w->op = SC_OP_SEND;
 		else
-			return perr(c, n, "workload.op",
-				    "\"%s\" is not an operation; use write or send", buf);
+			return yd_fail(c->d, n, "workload.op",
+				       "\"%s\" is not an operation; use write or send", buf);
 	}
-	if ((n = map_get(c, wl, "msg_size"))) {
-		if ((ret = want_scalar(c, n, "workload.msg_size")))
+	if ((n = yd_map_get(c->d, wl, "msg_size"))) {
+		if ((ret = yd_want_scalar(c->d, n, "workload.msg_size")))
 			return ret;
-		if (rc_parse_size(scalar(n), &v))
-			return perr(c, n, "workload.msg_size",
-				    "\"%s\" is not a size; write e.g. 4096, 64KiB, 1MiB",
-				    scalar(n));
+		if (rc_parse_size(yd_scalar(n), &v))
+			return yd_fail(c->d, n, "workload.msg_size",
+				       "\"%s\" is not a size; write e.g. 4096, 64KiB, 1MiB",
+				       yd_scalar(n));
 		if (v < 64 || v > 16 * 1024 * 1024)
-			return perr(c, n, "workload.msg_size",
-				    "%s is out of range; use 64 B..16 MiB", scalar(n));
+			return yd_fail(c->d, n, "workload.msg_size",
+				       "%s is out of range; use 64 B..16 MiB", yd_scalar(n));
 		w->msg_size = v;
 	}
-	if ((n = map_get(c, wl, "queue_depth"))) {
-		if ((ret = get_uint(c, n, "workload.queue_depth", 1, 1024, &v)))
+	if ((n = yd_map_get(c->d, wl, "queue_depth"))) {
+		if ((ret = yd_get_uint(c->d, n, "workload.queue_depth", 1, 1024, &v)))
 			return ret;
 		w->queue_depth = (unsigned int)v;
 	}
-	if ((n = map_get(c, wl, "rails")) && (ret = parse_rails(c, n, w)))
+	if ((n = yd_map_get(c->d, wl, "rails")) && (ret = parse_rails(c, n, w)))
 		return ret;
-	if ((n = map_get(c, wl, "qp")) && (ret = parse_qp(c, n, w)))
+	if ((n = yd_map_get(c->d, wl, "qp")) && (ret = parse_qp(c, n, w)))
 		return ret;
-	if ((n = map_get(c, wl, "interval"))) {
-		if ((ret = get_duration(c, n, "workload.interval", &v)))
+	if ((n = yd_map_get(c->d, wl, "interval"))) {
+		if ((ret = yd_get_duration(c->d, n, "workload.interval", &v)))
 			return ret;
 		if (v < 10 || v > 10000)
-			return perr(c, n, "workload.interval", "%s is out of range; use 10ms..10s",
-				    fmt_dur(v, buf, sizeof(buf)));
+			return yd_fail(c->d, n, "workload.interval",
+				       "%s is out of range; use 10ms..10s",
+				       rc_format_duration_ms(v, buf, sizeof(buf)));
 		w->interval_ms = v;
 	}
-	if ((n = map_get(c, wl, "port"))) {
-		if ((ret = get_uint(c, n, "workload.port", 1, 65535, &v)))
+	if ((n = yd_map_get(c->d, wl, "port"))) {
+		if ((ret = yd_get_uint(c->d, n, "workload.port", 1, 65535, &v)))
 			return ret;
 		w->port = (uint16_t)v;
 	}
@@ -721,17 +512,17 @@ static int parse_steady(struct pctx *c, yaml_node_t *ss)
 	yaml_node_t *n;
 	int ret;
 
-	if ((ret = want_map(c, ss, "steady_state")) ||
-	    (ret = check_keys(c, ss, "steady_state", keys)))
+	if ((ret = yd_want_map(c->d, ss, "steady_state")) ||
+	    (ret = yd_check_keys(c->d, ss, "steady_state", keys)))
 		return ret;
-	if ((n = map_get(c, ss, "warmup")) &&
-	    (ret = get_duration(c, n, "steady_state.warmup", &sc->warmup_ms)))
+	if ((n = yd_map_get(c->d, ss, "warmup")) &&
+	    (ret = yd_get_duration(c->d, n, "steady_state.warmup", &sc->warmup_ms)))
 		return ret;
-	if ((n = map_get(c, ss, "baseline")) &&
+	if ((n = yd_map_get(c->d, ss, "baseline")) &&
 	    (ret = get_duration_pos(c, n, "steady_state.baseline", &sc->baseline_ms)))
 		return ret;
-	if ((n = map_get(c, ss, "cooldown")) &&
-	    (ret = get_duration(c, n, "steady_state.cooldown", &sc->cooldown_ms)))
+	if ((n = yd_map_get(c->d, ss, "cooldown")) &&
+	    (ret = yd_get_duration(c->d, n, "steady_state.cooldown", &sc->cooldown_ms)))
 		return ret;
 	return 0;
 }
@@ -744,71 +535,74 @@ static int check_baseline(struct pctx *c, yaml_node_t *ss)
 
 	if (sc->baseline_ms >= 2 * sc->workload.interval_ms)
 		return 0;
-	return perr(c, map_get(c, ss, "baseline") ? map_get(c, ss, "baseline") : ss,
-		    "steady_state.baseline",
-		    "%s holds fewer than 2 samples of the %s workload interval; use at least %s",
-		    fmt_dur(sc->baseline_ms, b1, sizeof(b1)),
-		    fmt_dur(sc->workload.interval_ms, b2, sizeof(b2)),
-		    fmt_dur(2 * sc->workload.interval_ms, b3, sizeof(b3)));
+	return yd_fail(c->d,
+		       yd_map_get(c->d, ss, "baseline") ? yd_map_get(c->d, ss, "baseline") : ss,
+		       "steady_state.baseline",
+		       "%s holds fewer than 2 samples of the %s workload interval; use at least %s",
+		       rc_format_duration_ms(sc->baseline_ms, b1, sizeof(b1)),
+		       rc_format_duration_ms(sc->workload.interval_ms, b2, sizeof(b2)),
+		       rc_format_duration_ms(2 * sc->workload.interval_ms, b3, sizeof(b3)));
 }
 
 static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struct sc_target *tg)
 {
 	static const char *const keys[] = {"node", "rail", "netdev", "device", "port", NULL};
-	char path[SC_PATH_LEN], kpath[SC_PATH_LEN];
+	char path[YD_PATH_LEN], kpath[YD_PATH_LEN];
 	yaml_node_t *n, *rail, *netdev, *device;
 	uint64_t v = 0;
 	int ret, nr_set;
 
-	join(path, fpath, "target");
+	yd_join(path, fpath, "target");
 	tg->rail = -1;
 	tg->port = 1;
-	if ((ret = want_map(c, t, path)) || (ret = check_keys(c, t, path, keys)))
+	if ((ret = yd_want_map(c->d, t, path)) || (ret = yd_check_keys(c->d, t, path, keys)))
 		return ret;
-	if (!(n = map_get(c, t, "node")))
+	if (!(n = yd_map_get(c->d, t, "node")))
 		return missing(c, t, path, "node", "name the node the fault happens on");
-	join(kpath, path, "node");
-	if ((ret = get_text(c, n, kpath, tg->node, sizeof(tg->node))) ||
+	yd_join(kpath, path, "node");
+	if ((ret = yd_get_text(c->d, n, kpath, tg->node, sizeof(tg->node))) ||
 	    (ret = check_node_ref(c, n, kpath, tg->node)))
 		return ret;
-	rail = map_get(c, t, "rail");
-	netdev = map_get(c, t, "netdev");
-	device = map_get(c, t, "device");
+	rail = yd_map_get(c->d, t, "rail");
+	netdev = yd_map_get(c->d, t, "netdev");
+	device = yd_map_get(c->d, t, "device");
 	nr_set = !!rail + !!netdev + !!device;
 	if (!nr_set)
-		return perr(c, t, path,
-			    "says which node but not what on it; add one of rail: N, netdev: NAME "
-			    "or device: NAME (with port: N)");
+		return yd_fail(
+		    c->d, t, path,
+		    "says which node but not what on it; add one of rail: N, netdev: NAME "
+		    "or device: NAME (with port: N)");
 	if (nr_set > 1) {
 		yaml_node_t *second = device ? device : netdev;
 
-		join(kpath, path, device ? "device" : "netdev");
-		return perr(c, second, kpath, "give only one of rail, netdev or device");
+		yd_join(kpath, path, device ? "device" : "netdev");
+		return yd_fail(c->d, second, kpath, "give only one of rail, netdev or device");
 	}
 	if (rail) {
-		join(kpath, path, "rail");
+		yd_join(kpath, path, "rail");
 		if ((ret = get_rail(c, rail, kpath, &tg->rail)))
 			return ret;
 	}
 	if (netdev) {
-		join(kpath, path, "netdev");
-		if ((ret = get_text(c, netdev, kpath, tg->netdev, SC_NETDEV_MAX + 1)))
+		yd_join(kpath, path, "netdev");
+		if ((ret = yd_get_text(c->d, netdev, kpath, tg->netdev, SC_NETDEV_MAX + 1)))
 			return ret;
 		if (strpbrk(tg->netdev, "/: \t") || !strcmp(tg->netdev, ".") ||
 		    !strcmp(tg->netdev, ".."))
-			return perr(c, netdev, kpath, "\"%s\" is not a network interface name",
-				    tg->netdev);
+			return yd_fail(c->d, netdev, kpath,
+				       "\"%s\" is not a network interface name", tg->netdev);
 	}
 	if (device) {
-		join(kpath, path, "device");
-		if ((ret = get_text(c, device, kpath, tg->device, sizeof(tg->device))))
+		yd_join(kpath, path, "device");
+		if ((ret = yd_get_text(c->d, device, kpath, tg->device, sizeof(tg->device))))
 			return ret;
 	}
-	if ((n = map_get(c, t, "port"))) {
-		join(kpath, path, "port");
+	if ((n = yd_map_get(c->d, t, "port"))) {
+		yd_join(kpath, path, "port");
 		if (!device)
-			return perr(c, n, kpath, "only goes with device (an RDMA device's port)");
-		if ((ret = get_uint(c, n, kpath, 1, 255, &v)))
+			return yd_fail(c->d, n, kpath,
+				       "only goes with device (an RDMA device's port)");
+		if ((ret = yd_get_uint(c->d, n, kpath, 1, 255, &v)))
 			return ret;
 		tg->port = (int)v;
 	}
@@ -819,7 +613,7 @@ static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struc
 static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
 			const struct inj_spec *spec, struct sc_fault *f)
 {
-	char path[SC_PATH_LEN], kpath[SC_PATH_LEN], list[128], b1[32], b2[32];
+	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], list[128], b1[32], b2[32];
 	yaml_node_pair_t *p;
 	uint64_t vals[SC_MAX_PARAMS] = {0};
 	bool given[SC_MAX_PARAMS] = {false};
@@ -827,7 +621,7 @@ static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, cons
 	size_t off = 0;
 	int ret;
 
-	join(path, fpath, "params");
+	yd_join(path, fpath, "params");
 	f->params = json_object();
 	if (!f->params)
 		return -ENOMEM;
@@ -836,55 +630,57 @@ static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, cons
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
 					spec->params[i].key);
 	if (pm) {
-		if ((ret = want_map(c, pm, path)))
+		if ((ret = yd_want_map(c->d, pm, path)))
 			return ret;
 		for (p = pm->data.mapping.pairs.start; p < pm->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = ynode(c, p->key);
+			yaml_node_t *k = yd_node(c->d, p->key);
 
 			if (k->type != YAML_SCALAR_NODE)
-				return perr(c, k, path, "keys must be plain words");
-			join(kpath, path, scalar(k));
+				return yd_fail(c->d, k, path, "keys must be plain words");
+			yd_join(kpath, path, yd_scalar(k));
 			for (i = 0; i < spec->nr_params; i++)
-				if (!strcmp(spec->params[i].key, scalar(k)))
+				if (!strcmp(spec->params[i].key, yd_scalar(k)))
 					break;
 			if (i == spec->nr_params) {
 				if (!spec->nr_params)
-					return perr(c, k, kpath,
-						    "unknown key; %s takes no parameters",
-						    spec->name);
-				return perr(c, k, kpath, "unknown key; %s takes: %s", spec->name,
-					    list);
+					return yd_fail(c->d, k, kpath,
+						       "unknown key; %s takes no parameters",
+						       spec->name);
+				return yd_fail(c->d, k, kpath, "unknown key; %s takes: %s",
+					       spec->name, list);
 			}
 			if (given[i])
-				return perr(c, k, kpath, "given twice");
+				return yd_fail(c->d, k, kpath, "given twice");
 			given[i] = true;
 		}
 		memset(given, 0, sizeof(given));
 	}
 	for (i = 0; i < spec->nr_params; i++) {
 		const struct param_spec *ps = &spec->params[i];
-		yaml_node_t *n = map_get(c, pm, ps->key);
+		yaml_node_t *n = yd_map_get(c->d, pm, ps->key);
 		int r;
 
 		vals[i] = ps->def;
-		join(kpath, path, ps->key);
+		yd_join(kpath, path, ps->key);
 		if (!n) {
 			if (ps->required)
-				return perr(c, pm ? pm : fmap, kpath, "missing; %s needs %s (%s)",
-					    spec->name, ps->key, ps->help);
+				return yd_fail(c->d, pm ? pm : fmap, kpath,
+					       "missing; %s needs %s (%s)", spec->name, ps->key,
+					       ps->help);
 			if (!ps->has_default)
 				continue;
 		} else {
-			r = ps->type == PT_INT ? get_uint(c, n, kpath, ps->min, ps->max, &vals[i])
-					       : get_duration(c, n, kpath, &vals[i]);
+			r = ps->type == PT_INT
+				? yd_get_uint(c->d, n, kpath, ps->min, ps->max, &vals[i])
+				: yd_get_duration(c->d, n, kpath, &vals[i]);
 			if (r)
 				return r;
 			if (ps->type == PT_DURATION && vals[i] < ps->min)
-				return perr(c, n, kpath, "must be longer than 0");
+				return yd_fail(c->d, n, kpath, "must be longer than 0");
 			if (ps->type == PT_DURATION && vals[i] > ps->max)
-				return perr(c, n, kpath, "%s is out of range; use at most %s",
-					    fmt_dur(vals[i], b1, sizeof(b1)),
-					    fmt_dur(ps->max, b2, sizeof(b2)));
+				return yd_fail(c->d, n, kpath, "%s is out of range; use at most %s",
+					       rc_format_duration_ms(vals[i], b1, sizeof(b1)),
+					       rc_format_duration_ms(ps->max, b2, sizeof(b2)));
 			given[i] = true;
 		}
 		if (json_object_set_new(f->params, ps->json_key, json_integer((json_int_t)vals[i])))
@@ -907,15 +703,17 @@ static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, c
 	 */
 	uint64_t drift = (2 * count - 1) * jitter;
 	uint64_t need = count * down + (count - 1) * up + (drift > up ? drift : up);
-	char kpath[SC_PATH_LEN], b1[32], b2[32], b3[32], b4[32];
+	char ppath[YD_PATH_LEN], kpath[YD_PATH_LEN], b1[32], b2[32], b3[32], b4[32];
 
 	if (given[FLAP_JITTER] && jitter && jitter >= shortest) {
-		path_fit(kpath, snprintf(kpath, sizeof(kpath), "%s.params.jitter", fpath));
-		return perr(c, map_get(c, pm, "jitter"), kpath,
-			    "%s must be shorter than both down (%s) and up (%s), so no phase "
-			    "can shrink to nothing",
-			    fmt_dur(jitter, b1, sizeof(b1)), fmt_dur(down, b2, sizeof(b2)),
-			    fmt_dur(up, b3, sizeof(b3)));
+		yd_join(ppath, fpath, "params");
+		yd_join(kpath, ppath, "jitter");
+		return yd_fail(c->d, yd_map_get(c->d, pm, "jitter"), kpath,
+			       "%s must be shorter than both down (%s) and up (%s), so no phase "
+			       "can shrink to nothing",
+			       rc_format_duration_ms(jitter, b1, sizeof(b1)),
+			       rc_format_duration_ms(down, b2, sizeof(b2)),
+			       rc_format_duration_ms(up, b3, sizeof(b3)));
 	}
 	if (!f->duration_ms) {
 		f->duration_ms = need;
@@ -923,13 +721,14 @@ static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, c
 	}
 	if (f->duration_ms >= need)
 		return 0;
-	path_fit(kpath, snprintf(kpath, sizeof(kpath), "%s.duration", fpath));
-	return perr(c, map_get(c, fmap, "duration"), kpath,
-		    "%s is shorter than the flaps it must hold (%" PRIu64
-		    " x (down %s + up %s)%s = %s); leave it out or give at least that",
-		    fmt_dur(f->duration_ms, b1, sizeof(b1)), count, fmt_dur(down, b2, sizeof(b2)),
-		    fmt_dur(up, b3, sizeof(b3)), drift > up ? ", plus jitter drift" : "",
-		    fmt_dur(need, b4, sizeof(b4)));
+	yd_join(kpath, fpath, "duration");
+	return yd_fail(
+	    c->d, yd_map_get(c->d, fmap, "duration"), kpath,
+	    "%s is shorter than the flaps it must hold (%" PRIu64
+	    " x (down %s + up %s)%s = %s); leave it out or give at least that",
+	    rc_format_duration_ms(f->duration_ms, b1, sizeof(b1)), count,
+	    rc_format_duration_ms(down, b2, sizeof(b2)), rc_format_duration_ms(up, b3, sizeof(b3)),
+	    drift > up ? ", plus jitter drift" : "", rc_format_duration_ms(need, b4, sizeof(b4)));
 }
 
 static void target_desc(const struct sc_target *t, char *buf, size_t len)
@@ -955,56 +754,59 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 	struct scenario *sc = c->sc;
 	struct sc_fault *f = &sc->faults[idx];
 	const struct inj_spec *spec;
-	char path[SC_PATH_LEN], kpath[SC_PATH_LEN], b1[32], b2[32], b3[32], b4[32];
+	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], b1[32], b2[32], b3[32], b4[32];
 	yaml_node_t *n;
 	unsigned int j;
 	int ret;
 
-	join_idx(path, "faults", idx);
+	yd_join_idx(path, "faults", idx);
 	f->target.rail = -1;
-	if ((ret = want_map(c, fm, path)) || (ret = check_keys(c, fm, path, keys)))
+	if ((ret = yd_want_map(c->d, fm, path)) || (ret = yd_check_keys(c->d, fm, path, keys)))
 		return ret;
-	f->line = (int)node_line(fm);
-	if (!(n = map_get(c, fm, "name")))
+	f->line = (int)yd_line(fm);
+	if (!(n = yd_map_get(c->d, fm, "name")))
 		return missing(c, fm, path, "name",
 			       "every fault needs a name (its id in the report)");
-	join(kpath, path, "name");
+	yd_join(kpath, path, "name");
 	if ((ret = get_name(c, n, kpath, f->name, sizeof(f->name), "it is the fault's id")))
 		return ret;
 	for (j = 0; j < idx; j++)
 		if (!strcmp(sc->faults[j].name, f->name))
-			return perr(c, n, kpath, "\"%s\" is already faults[%u]; names are unique",
-				    f->name, j);
-	if (!(n = map_get(c, fm, "at")))
+			return yd_fail(c->d, n, kpath,
+				       "\"%s\" is already faults[%u]; names are unique", f->name,
+				       j);
+	if (!(n = yd_map_get(c->d, fm, "at")))
 		return missing(c, fm, path, "at",
 			       "say when the fault starts, counted from the workload start, e.g. "
 			       "at: 20s");
-	join(kpath, path, "at");
-	if ((ret = get_duration(c, n, kpath, &f->at_ms)))
+	yd_join(kpath, path, "at");
+	if ((ret = yd_get_duration(c->d, n, kpath, &f->at_ms)))
 		return ret;
 	if (f->at_ms < sc->warmup_ms + sc->baseline_ms)
-		return perr(c, n, kpath,
-			    "%s falls inside the steady state (warmup %s + baseline %s); the "
-			    "baseline must be measured before any fault, so use at >= %s",
-			    fmt_dur(f->at_ms, b1, sizeof(b1)),
-			    fmt_dur(sc->warmup_ms, b2, sizeof(b2)),
-			    fmt_dur(sc->baseline_ms, b3, sizeof(b3)),
-			    fmt_dur(sc->warmup_ms + sc->baseline_ms, b4, sizeof(b4)));
-	if (!(n = map_get(c, fm, "injector")))
+		return yd_fail(
+		    c->d, n, kpath,
+		    "%s falls inside the steady state (warmup %s + baseline %s); the "
+		    "baseline must be measured before any fault, so use at >= %s",
+		    rc_format_duration_ms(f->at_ms, b1, sizeof(b1)),
+		    rc_format_duration_ms(sc->warmup_ms, b2, sizeof(b2)),
+		    rc_format_duration_ms(sc->baseline_ms, b3, sizeof(b3)),
+		    rc_format_duration_ms(sc->warmup_ms + sc->baseline_ms, b4, sizeof(b4)));
+	if (!(n = yd_map_get(c->d, fm, "injector")))
 		return missing(c, fm, path, "injector", "use link_down or port_flap");
-	join(kpath, path, "injector");
-	if ((ret = get_text(c, n, kpath, f->injector, sizeof(f->injector))))
+	yd_join(kpath, path, "injector");
+	if ((ret = yd_get_text(c->d, n, kpath, f->injector, sizeof(f->injector))))
 		return ret;
 	if (!(spec = inj_spec_find(f->injector)))
-		return perr(c, n, kpath, "\"%s\" is not an injector; use link_down or port_flap",
-			    f->injector);
-	if (!(n = map_get(c, fm, "target")))
+		return yd_fail(c->d, n, kpath,
+			       "\"%s\" is not an injector; use link_down or port_flap",
+			       f->injector);
+	if (!(n = yd_map_get(c->d, fm, "target")))
 		return missing(c, fm, path, "target",
 			       "say where, e.g. target: {node: node-b, rail: 0}");
 	if ((ret = parse_target(c, n, path, &f->target)))
 		return ret;
-	if ((n = map_get(c, fm, "duration"))) {
-		join(kpath, path, "duration");
+	if ((n = yd_map_get(c->d, fm, "duration"))) {
+		yd_join(kpath, path, "duration");
 		if ((ret = get_duration_pos(c, n, kpath, &f->duration_ms)))
 			return ret;
 	} else if (spec->needs_duration) {
@@ -1012,14 +814,14 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 			       "link_down needs to know when to bring the link back up, e.g. "
 			       "duration: 10s");
 	}
-	return parse_params(c, fm, map_get(c, fm, "params"), path, spec, f);
+	return parse_params(c, fm, yd_map_get(c->d, fm, "params"), path, spec, f);
 }
 
 /* Two faults on the same target at the same time would undo each other's revert. */
 static int check_overlaps(struct pctx *c, yaml_node_t *seq)
 {
 	struct scenario *sc = c->sc;
-	char path[SC_PATH_LEN], tdesc[128], b[4][32], b5[32];
+	char path[YD_PATH_LEN], tdesc[128], b[4][32], b5[32];
 	unsigned int i, j;
 
 	for (j = 1; j < sc->nr_faults; j++) {
@@ -1027,7 +829,7 @@ static int check_overlaps(struct pctx *c, yaml_node_t *seq)
 
 		for (i = 0; i < j; i++) {
 			const struct sc_fault *fi = &sc->faults[i];
-			yaml_node_t *fm = ynode(c, seq->data.sequence.items.start[j]);
+			yaml_node_t *fm = yd_seq_item(c->d, seq, j);
 
 			if (!same_target(&fi->target, &fj->target))
 				continue;
@@ -1036,15 +838,15 @@ static int check_overlaps(struct pctx *c, yaml_node_t *seq)
 				continue;
 			snprintf(path, sizeof(path), "faults[%u].at", j);
 			target_desc(&fj->target, tdesc, sizeof(tdesc));
-			return perr(
-			    c, map_get(c, fm, "at"), path,
+			return yd_fail(
+			    c->d, yd_map_get(c->d, fm, "at"), path,
 			    "\"%s\" (%s-%s) overlaps \"%s\" (%s-%s) on the same target (%s); "
 			    "start it at or after %s",
-			    fj->name, fmt_dur(fj->at_ms, b[0], 32),
-			    fmt_dur(fj->at_ms + fj->duration_ms, b[1], 32), fi->name,
-			    fmt_dur(fi->at_ms, b[2], 32),
-			    fmt_dur(fi->at_ms + fi->duration_ms, b[3], 32), tdesc,
-			    fmt_dur(fi->at_ms + fi->duration_ms, b5, sizeof(b5)));
+			    fj->name, rc_format_duration_ms(fj->at_ms, b[0], 32),
+			    rc_format_duration_ms(fj->at_ms + fj->duration_ms, b[1], 32), fi->name,
+			    rc_format_duration_ms(fi->at_ms, b[2], 32),
+			    rc_format_duration_ms(fi->at_ms + fi->duration_ms, b[3], 32), tdesc,
+			    rc_format_duration_ms(fi->at_ms + fi->duration_ms, b5, sizeof(b5)));
 		}
 	}
 	return 0;
@@ -1055,16 +857,16 @@ static int parse_faults(struct pctx *c, yaml_node_t *seq)
 	unsigned int i, nr;
 	int ret;
 
-	if ((ret = want_seq(c, seq, "faults")))
+	if ((ret = yd_want_seq(c->d, seq, "faults")))
 		return ret;
-	nr = (unsigned int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	nr = (unsigned int)yd_seq_len(seq);
 	if (!nr || nr > SC_MAX_FAULTS)
-		return perr(c, seq, "faults", "lists %u faults; a drill needs 1..%d", nr,
-			    SC_MAX_FAULTS);
+		return yd_fail(c->d, seq, "faults", "lists %u faults; a drill needs 1..%d", nr,
+			       SC_MAX_FAULTS);
 	for (i = 0; i < nr; i++) {
 		/* counted before parsing, so scenario_free releases a half-built fault's params */
 		c->sc->nr_faults = i + 1;
-		if ((ret = parse_fault(c, ynode(c, seq->data.sequence.items.start[i]), i)))
+		if ((ret = parse_fault(c, yd_seq_item(c->d, seq, i), i)))
 			return ret;
 	}
 	return check_overlaps(c, seq);
@@ -1073,32 +875,33 @@ static int parse_faults(struct pctx *c, yaml_node_t *seq)
 static int parse_signals(struct pctx *c, yaml_node_t *seq, struct sc_expect *e)
 {
 	const char *path0 = "expect.detection.signals";
-	char path[SC_PATH_LEN];
+	char path[YD_PATH_LEN];
 	unsigned int i, j, nr;
 	enum sc_signal s;
 	int ret;
 
-	if ((ret = want_seq(c, seq, path0)))
+	if ((ret = yd_want_seq(c->d, seq, path0)))
 		return ret;
-	nr = (unsigned int)(seq->data.sequence.items.top - seq->data.sequence.items.start);
+	nr = (unsigned int)yd_seq_len(seq);
 	if (!nr)
-		return perr(c, seq, path0,
-			    "is empty; list what counts as detection: workload_error, port_event, "
-			    "link_event, counter, isolation");
+		return yd_fail(
+		    c->d, seq, path0,
+		    "is empty; list what counts as detection: workload_error, port_event, "
+		    "link_event, counter, isolation");
 	for (i = 0; i < nr; i++) {
-		yaml_node_t *n = ynode(c, seq->data.sequence.items.start[i]);
+		yaml_node_t *n = yd_seq_item(c->d, seq, i);
 
-		join_idx(path, path0, i);
-		if ((ret = want_scalar(c, n, path)))
+		yd_join_idx(path, path0, i);
+		if ((ret = yd_want_scalar(c->d, n, path)))
 			return ret;
-		if (sc_signal_parse(scalar(n), &s))
-			return perr(c, n, path,
-				    "\"%s\" is not a signal; use workload_error, port_event, "
-				    "link_event, counter or isolation",
-				    scalar(n));
+		if (sc_signal_parse(yd_scalar(n), &s))
+			return yd_fail(c->d, n, path,
+				       "\"%s\" is not a signal; use workload_error, port_event, "
+				       "link_event, counter or isolation",
+				       yd_scalar(n));
 		for (j = 0; j < e->nr_signals; j++)
 			if (e->signals[j] == s)
-				return perr(c, n, path, "%s is listed twice", scalar(n));
+				return yd_fail(c->d, n, path, "%s is listed twice", yd_scalar(n));
 		e->signals[e->nr_signals++] = s;
 	}
 	return 0;
@@ -1106,13 +909,13 @@ static int parse_signals(struct pctx *c, yaml_node_t *seq, struct sc_expect *e)
 
 static int parse_within(struct pctx *c, yaml_node_t *m, const char *path, uint64_t *ms)
 {
-	char kpath[SC_PATH_LEN];
-	yaml_node_t *n = map_get(c, m, "within");
+	char kpath[YD_PATH_LEN];
+	yaml_node_t *n = yd_map_get(c->d, m, "within");
 
 	if (!n)
 		return missing(c, m, path, "within",
 			       "the longest acceptable time, e.g. within: 5s");
-	join(kpath, path, "within");
+	yd_join(kpath, path, "within");
 	return get_duration_pos(c, n, kpath, ms);
 }
 
@@ -1134,67 +937,69 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 	e->recovery_window_ms = 1000;
 	e->max_lost = -1;
 	e->max_corrupted = -1;
-	if ((ret = want_map(c, ex, "expect")) || (ret = check_keys(c, ex, "expect", keys)))
+	if ((ret = yd_want_map(c->d, ex, "expect")) ||
+	    (ret = yd_check_keys(c->d, ex, "expect", keys)))
 		return ret;
 
-	if (!(m = map_get(c, ex, "detection")))
+	if (!(m = yd_map_get(c->d, ex, "detection")))
 		return missing(
 		    c, ex, "expect", "detection",
 		    "e.g. detection: {within: 5s, signals: [workload_error, port_event]}");
-	if ((ret = want_map(c, m, "expect.detection")) ||
-	    (ret = check_keys(c, m, "expect.detection", det_keys)) ||
+	if ((ret = yd_want_map(c->d, m, "expect.detection")) ||
+	    (ret = yd_check_keys(c->d, m, "expect.detection", det_keys)) ||
 	    (ret = parse_within(c, m, "expect.detection", &e->detection_within_ms)))
 		return ret;
-	if (!(n = map_get(c, m, "signals")))
+	if (!(n = yd_map_get(c->d, m, "signals")))
 		return missing(c, m, "expect.detection", "signals",
 			       "list what counts as detection, e.g. [workload_error, port_event]");
 	if ((ret = parse_signals(c, n, e)))
 		return ret;
 
-	if ((m = map_get(c, ex, "isolation"))) {
-		if ((ret = want_map(c, m, "expect.isolation")) ||
-		    (ret = check_keys(c, m, "expect.isolation", iso_keys)) ||
+	if ((m = yd_map_get(c->d, ex, "isolation"))) {
+		if ((ret = yd_want_map(c->d, m, "expect.isolation")) ||
+		    (ret = yd_check_keys(c->d, m, "expect.isolation", iso_keys)) ||
 		    (ret = parse_within(c, m, "expect.isolation", &e->isolation_within_ms)))
 			return ret;
 		e->isolation_set = true;
 	}
 
-	if (!(m = map_get(c, ex, "recovery")))
+	if (!(m = yd_map_get(c->d, ex, "recovery")))
 		return missing(c, ex, "expect", "recovery",
 			       "e.g. recovery: {within: 30s, throughput_ratio: 0.8, sustain: 2s}");
-	if ((ret = want_map(c, m, "expect.recovery")) ||
-	    (ret = check_keys(c, m, "expect.recovery", rec_keys)) ||
+	if ((ret = yd_want_map(c->d, m, "expect.recovery")) ||
+	    (ret = yd_check_keys(c->d, m, "expect.recovery", rec_keys)) ||
 	    (ret = parse_within(c, m, "expect.recovery", &e->recovery_within_ms)))
 		return ret;
-	if ((n = map_get(c, m, "throughput_ratio"))) {
+	if ((n = yd_map_get(c->d, m, "throughput_ratio"))) {
 		if ((ret =
 			 get_double(c, n, "expect.recovery.throughput_ratio", &e->recovery_ratio)))
 			return ret;
 		if (!(e->recovery_ratio > 0 && e->recovery_ratio <= 1))
-			return perr(
-			    c, n, "expect.recovery.throughput_ratio",
+			return yd_fail(
+			    c->d, n, "expect.recovery.throughput_ratio",
 			    "%s is out of range; use a fraction of the baseline above 0 and "
 			    "at most 1, e.g. 0.8",
-			    scalar(n));
+			    yd_scalar(n));
 	}
-	if ((n = map_get(c, m, "sustain")) &&
-	    (ret = get_duration(c, n, "expect.recovery.sustain", &e->recovery_sustain_ms)))
+	if ((n = yd_map_get(c->d, m, "sustain")) &&
+	    (ret = yd_get_duration(c->d, n, "expect.recovery.sustain", &e->recovery_sustain_ms)))
 		return ret;
-	if ((n = map_get(c, m, "window")) &&
-	    (ret = get_duration(c, n, "expect.recovery.window", &e->recovery_window_ms)))
+	if ((n = yd_map_get(c->d, m, "window")) &&
+	    (ret = yd_get_duration(c->d, n, "expect.recovery.window", &e->recovery_window_ms)))
 		return ret;
 
-	if ((m = map_get(c, ex, "integrity"))) {
-		if ((ret = want_map(c, m, "expect.integrity")) ||
-		    (ret = check_keys(c, m, "expect.integrity", int_keys)))
+	if ((m = yd_map_get(c->d, ex, "integrity"))) {
+		if ((ret = yd_want_map(c->d, m, "expect.integrity")) ||
+		    (ret = yd_check_keys(c->d, m, "expect.integrity", int_keys)))
 			return ret;
-		if ((n = map_get(c, m, "lost"))) {
-			if ((ret = get_uint(c, n, "expect.integrity.lost", 0, INT64_MAX, &v)))
+		if ((n = yd_map_get(c->d, m, "lost"))) {
+			if ((ret = yd_get_uint(c->d, n, "expect.integrity.lost", 0, INT64_MAX, &v)))
 				return ret;
 			e->max_lost = (int64_t)v;
 		}
-		if ((n = map_get(c, m, "corrupted"))) {
-			if ((ret = get_uint(c, n, "expect.integrity.corrupted", 0, INT64_MAX, &v)))
+		if ((n = yd_map_get(c->d, m, "corrupted"))) {
+			if ((ret = yd_get_uint(c->d, n, "expect.integrity.corrupted", 0, INT64_MAX,
+					       &v)))
 				return ret;
 			e->max_corrupted = (int64_t)v;
 		}
@@ -1208,7 +1013,7 @@ static int get_share(struct pctx *c, const yaml_node_t *n, const char *path, dou
 	char buf[32];
 	size_t len;
 	char *end;
-	int ret = get_text(c, n, path, buf, sizeof(buf));
+	int ret = yd_get_text(c->d, n, path, buf, sizeof(buf));
 
 	if (ret)
 		return ret;
@@ -1220,10 +1025,10 @@ static int get_share(struct pctx *c, const yaml_node_t *n, const char *path, dou
 	else if (end == buf || *end)
 		end = NULL;
 	if (!end || errno || !(*v > 0 && *v <= 1))
-		return perr(c, n, path,
-			    "\"%s\" is not a share of the fleet; use a fraction above 0 and at "
-			    "most 1 (0.25) or a percentage (25%%)",
-			    buf);
+		return yd_fail(c->d, n, path,
+			       "\"%s\" is not a share of the fleet; use a fraction above 0 and at "
+			       "most 1 (0.25) or a percentage (25%%)",
+			       buf);
 	return 0;
 }
 
@@ -1235,20 +1040,21 @@ static int parse_blast_radius(struct pctx *c, yaml_node_t *m, struct sc_safety *
 	uint64_t v;
 	int ret;
 
-	if ((ret = want_map(c, m, path)) || (ret = check_keys(c, m, path, keys)))
+	if ((ret = yd_want_map(c->d, m, path)) || (ret = yd_check_keys(c->d, m, path, keys)))
 		return ret;
-	s->line = (int)node_line(m);
-	if ((n = map_get(c, m, "max_nodes"))) {
-		if ((ret = get_uint(c, n, "safety.blast_radius.max_nodes", 1, SC_MAX_NODES, &v)))
+	s->line = (int)yd_line(m);
+	if ((n = yd_map_get(c->d, m, "max_nodes"))) {
+		if ((ret = yd_get_uint(c->d, n, "safety.blast_radius.max_nodes", 1, SC_MAX_NODES,
+				       &v)))
 			return ret;
 		s->max_nodes = (unsigned int)v;
 	}
-	if ((n = map_get(c, m, "max_rails"))) {
-		if ((ret = get_uint(c, n, "safety.blast_radius.max_rails", 1, 1000000, &v)))
+	if ((n = yd_map_get(c->d, m, "max_rails"))) {
+		if ((ret = yd_get_uint(c->d, n, "safety.blast_radius.max_rails", 1, 1000000, &v)))
 			return ret;
 		s->max_rails = (unsigned int)v;
 	}
-	if ((n = map_get(c, m, "max_fleet_share")) &&
+	if ((n = yd_map_get(c->d, m, "max_fleet_share")) &&
 	    (ret = get_share(c, n, "safety.blast_radius.max_fleet_share", &s->max_fleet_share)))
 		return ret;
 	return 0;
@@ -1258,71 +1064,72 @@ static int parse_guard(struct pctx *c, yaml_node_t *m, unsigned int idx, struct 
 {
 	static const char *const tp_keys[] = {"kind", "min_ratio", "for", NULL};
 	static const char *const probe_keys[] = {"kind", "address", "every", "failures", NULL};
-	char path[SC_PATH_LEN], kpath[SC_PATH_LEN], kind[32];
+	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], kind[32];
 	yaml_node_t *n;
 	uint64_t v;
 	int ret;
 
-	join_idx(path, "safety.guards", idx);
-	if ((ret = want_map(c, m, path)))
+	yd_join_idx(path, "safety.guards", idx);
+	if ((ret = yd_want_map(c->d, m, path)))
 		return ret;
-	g->line = (int)node_line(m);
-	if (!(n = map_get(c, m, "kind")))
+	g->line = (int)yd_line(m);
+	if (!(n = yd_map_get(c->d, m, "kind")))
 		return missing(c, m, path, "kind", "use throughput or tcp_probe");
-	join(kpath, path, "kind");
-	if ((ret = get_text(c, n, kpath, kind, sizeof(kind))))
+	yd_join(kpath, path, "kind");
+	if ((ret = yd_get_text(c->d, n, kpath, kind, sizeof(kind))))
 		return ret;
 	if (!strcmp(kind, "throughput")) {
 		g->kind = SC_GUARD_THROUGHPUT;
-		if ((ret = check_keys(c, m, path, tp_keys)))
+		if ((ret = yd_check_keys(c->d, m, path, tp_keys)))
 			return ret;
-		if (!(n = map_get(c, m, "min_ratio")))
+		if (!(n = yd_map_get(c->d, m, "min_ratio")))
 			return missing(c, m, path, "min_ratio",
 				       "the floor as a fraction of the baseline, e.g. 0.1");
-		join(kpath, path, "min_ratio");
+		yd_join(kpath, path, "min_ratio");
 		if ((ret = get_double(c, n, kpath, &g->min_ratio)))
 			return ret;
 		if (!(g->min_ratio > 0 && g->min_ratio < 1))
-			return perr(c, n, kpath,
-				    "%s is out of range; use a fraction of the baseline above 0 "
-				    "and below 1, e.g. 0.1",
-				    scalar(n));
+			return yd_fail(c->d, n, kpath,
+				       "%s is out of range; use a fraction of the baseline above 0 "
+				       "and below 1, e.g. 0.1",
+				       yd_scalar(n));
 		g->for_ms = 5000;
-		join(kpath, path, "for");
-		if ((n = map_get(c, m, "for")) && (ret = get_duration_pos(c, n, kpath, &g->for_ms)))
+		yd_join(kpath, path, "for");
+		if ((n = yd_map_get(c->d, m, "for")) &&
+		    (ret = get_duration_pos(c, n, kpath, &g->for_ms)))
 			return ret;
 		return 0;
 	}
 	if (!strcmp(kind, "tcp_probe")) {
 		g->kind = SC_GUARD_TCP_PROBE;
-		if ((ret = check_keys(c, m, path, probe_keys)))
+		if ((ret = yd_check_keys(c->d, m, path, probe_keys)))
 			return ret;
-		if (!(n = map_get(c, m, "address")))
+		if (!(n = yd_map_get(c->d, m, "address")))
 			return missing(c, m, path, "address",
 				       "what must stay reachable, e.g. address: "
 				       "scheduler.example:443");
-		join(kpath, path, "address");
-		if ((ret = get_text(c, n, kpath, g->address, sizeof(g->address))) ||
+		yd_join(kpath, path, "address");
+		if ((ret = yd_get_text(c->d, n, kpath, g->address, sizeof(g->address))) ||
 		    (ret = check_agent(c, n, kpath, g->address)))
 			return ret;
 		g->every_ms = 1000;
-		join(kpath, path, "every");
-		if ((n = map_get(c, m, "every"))) {
+		yd_join(kpath, path, "every");
+		if ((n = yd_map_get(c->d, m, "every"))) {
 			if ((ret = get_duration_pos(c, n, kpath, &g->every_ms)))
 				return ret;
 			if (g->every_ms < 100)
-				return perr(c, n, kpath, "probe at most every 100ms");
+				return yd_fail(c->d, n, kpath, "probe at most every 100ms");
 		}
 		g->failures = 3;
-		join(kpath, path, "failures");
-		if ((n = map_get(c, m, "failures"))) {
-			if ((ret = get_uint(c, n, kpath, 1, 1000, &v)))
+		yd_join(kpath, path, "failures");
+		if ((n = yd_map_get(c->d, m, "failures"))) {
+			if ((ret = yd_get_uint(c->d, n, kpath, 1, 1000, &v)))
 				return ret;
 			g->failures = (unsigned int)v;
 		}
 		return 0;
 	}
-	return perr(c, n, kpath, "\"%s\" is not a guard; use throughput or tcp_probe", kind);
+	return yd_fail(c->d, n, kpath, "\"%s\" is not a guard; use throughput or tcp_probe", kind);
 }
 
 static int parse_safety(struct pctx *c, yaml_node_t *m)
@@ -1333,30 +1140,30 @@ static int parse_safety(struct pctx *c, yaml_node_t *m)
 	unsigned int i, nr;
 	int ret;
 
-	if ((ret = want_map(c, m, "safety")) || (ret = check_keys(c, m, "safety", keys)))
+	if ((ret = yd_want_map(c->d, m, "safety")) ||
+	    (ret = yd_check_keys(c->d, m, "safety", keys)))
 		return ret;
-	if ((n = map_get(c, m, "lease"))) {
+	if ((n = yd_map_get(c->d, m, "lease"))) {
 		if ((ret = get_duration_pos(c, n, "safety.lease", &s->lease_ms)))
 			return ret;
 		if (s->lease_ms < 1000 || s->lease_ms > 3600000)
-			return perr(c, n, "safety.lease",
-				    "%s is out of range; use 1s..1h (agents check leases to the "
-				    "second)",
-				    scalar(n));
+			return yd_fail(c->d, n, "safety.lease",
+				       "%s is out of range; use 1s..1h (agents check leases to the "
+				       "second)",
+				       yd_scalar(n));
 	}
-	if ((n = map_get(c, m, "blast_radius")) && (ret = parse_blast_radius(c, n, s)))
+	if ((n = yd_map_get(c->d, m, "blast_radius")) && (ret = parse_blast_radius(c, n, s)))
 		return ret;
-	if (!(n = map_get(c, m, "guards")))
+	if (!(n = yd_map_get(c->d, m, "guards")))
 		return 0;
-	if ((ret = want_seq(c, n, "safety.guards")))
+	if ((ret = yd_want_seq(c->d, n, "safety.guards")))
 		return ret;
-	nr = (unsigned int)(n->data.sequence.items.top - n->data.sequence.items.start);
+	nr = (unsigned int)yd_seq_len(n);
 	if (nr > SC_MAX_GUARDS)
-		return perr(c, n, "safety.guards", "lists %u guards; at most %d", nr,
-			    SC_MAX_GUARDS);
+		return yd_fail(c->d, n, "safety.guards", "lists %u guards; at most %d", nr,
+			       SC_MAX_GUARDS);
 	for (i = 0; i < nr; i++) {
-		if ((ret = parse_guard(c, ynode(c, n->data.sequence.items.start[i]), i,
-				       &s->guards[i])))
+		if ((ret = parse_guard(c, yd_seq_item(c->d, n, i), i, &s->guards[i])))
 			return ret;
 		s->nr_guards = i + 1;
 	}
@@ -1373,45 +1180,46 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 	int ret;
 
 	if (root->type != YAML_MAPPING_NODE)
-		return perr(c, root, "",
-			    "a scenario is a mapping of keys (name:, workload:, faults:, ...)");
-	if ((ret = check_keys(c, root, "", keys)))
+		return yd_fail(c->d, root, "",
+			       "a scenario is a mapping of keys (name:, workload:, faults:, ...)");
+	if ((ret = yd_check_keys(c->d, root, "", keys)))
 		return ret;
-	if (!(n = map_get(c, root, "name")))
+	if (!(n = yd_map_get(c->d, root, "name")))
 		return missing(
 		    c, root, "", "name",
 		    "every scenario needs a name ([A-Za-z0-9._-]+, used in folder names)");
 	if ((ret =
 		 get_name(c, n, "name", sc->name, sizeof(sc->name), "it is used in folder names")))
 		return ret;
-	if ((n = map_get(c, root, "description")) &&
-	    (ret = get_text(c, n, "description", sc->description, sizeof(sc->description))))
+	if ((n = yd_map_get(c->d, root, "description")) &&
+	    (ret = yd_get_text(c->d, n, "description", sc->description, sizeof(sc->description))))
 		return ret;
-	if ((n = map_get(c, root, "owner")) &&
-	    (ret = get_text(c, n, "owner", sc->owner, sizeof(sc->owner))))
+	if ((n = yd_map_get(c->d, root, "owner")) &&
+	    (ret = yd_get_text(c->d, n, "owner", sc->owner, sizeof(sc->owner))))
 		return ret;
 
-	lab = map_get(c, root, "lab");
-	nodes = map_get(c, root, "nodes");
+	lab = yd_map_get(c->d, root, "lab");
+	nodes = yd_map_get(c->d, root, "nodes");
 	if (lab && nodes) {
 		yaml_node_t *later = lab->start_mark.index > nodes->start_mark.index ? lab : nodes;
 
-		return perr(c, later, later == lab ? "lab" : "nodes",
-			    "give either lab (the built-in lab's node-a, node-b, ...) or nodes (a "
-			    "real cluster), not both");
+		return yd_fail(
+		    c->d, later, later == lab ? "lab" : "nodes",
+		    "give either lab (the built-in lab's node-a, node-b, ...) or nodes (a "
+		    "real cluster), not both");
 	}
 	if (!lab && !nodes)
-		return perr(c, root, "nodes",
-			    "missing; give lab: {nodes: N, rails: R} for the built-in lab or "
-			    "nodes: [{name: ..., agent: host:port}, ...] for a real cluster");
+		return yd_fail(c->d, root, "nodes",
+			       "missing; give lab: {nodes: N, rails: R} for the built-in lab or "
+			       "nodes: [{name: ..., agent: host:port}, ...] for a real cluster");
 	if ((ret = lab ? parse_lab(c, lab) : parse_nodes(c, nodes)))
 		return ret;
 
 	sc->warmup_ms = 5000;
 	sc->baseline_ms = 10000;
-	if ((ss = map_get(c, root, "steady_state")) && (ret = parse_steady(c, ss)))
+	if ((ss = yd_map_get(c->d, root, "steady_state")) && (ret = parse_steady(c, ss)))
 		return ret;
-	if (!(n = map_get(c, root, "workload")))
+	if (!(n = yd_map_get(c->d, root, "workload")))
 		return missing(c, root, "", "workload",
 			       "describe the traffic, e.g. workload: {kind: rdma_stream, from: "
 			       "node-a, to: node-b}");
@@ -1419,18 +1227,18 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 		return ret;
 	if ((ret = check_baseline(c, ss ? ss : root)))
 		return ret;
-	if (!(n = map_get(c, root, "faults")))
+	if (!(n = yd_map_get(c->d, root, "faults")))
 		return missing(c, root, "", "faults", "list at least one fault to inject");
 	if ((ret = parse_faults(c, n)))
 		return ret;
-	if (!(n = map_get(c, root, "expect")))
+	if (!(n = yd_map_get(c->d, root, "expect")))
 		return missing(c, root, "", "expect",
 			       "say what must hold: detection, recovery (isolation, integrity "
 			       "optional)");
 	if ((ret = parse_expect(c, n)))
 		return ret;
 	sc->safety.lease_ms = SC_DEFAULT_LEASE_MS;
-	if ((n = map_get(c, root, "safety")))
+	if ((n = yd_map_get(c->d, root, "safety")))
 		return parse_safety(c, n);
 	return 0;
 }
@@ -1449,58 +1257,11 @@ static int sha256_hex(const void *data, size_t len, char out[65])
 	return 0;
 }
 
-static size_t offset_line(const char *text, size_t len, size_t off)
-{
-	size_t i, line = 1;
-
-	for (i = 0; i < off && i < len; i++)
-		if (text[i] == '\n')
-			line++;
-	return line;
-}
-
-static int yaml_error(const char *name, const char *text, size_t len, const yaml_parser_t *p,
-		      char *err, size_t errlen)
-{
-	switch (p->error) {
-	case YAML_MEMORY_ERROR:
-		snprintf(err, errlen, "%s: out of memory while reading YAML", name);
-		return -ENOMEM;
-	case YAML_READER_ERROR:
-		snprintf(err, errlen, "%s:%zu: YAML syntax error: %s (byte %zu)", name,
-			 offset_line(text, len, p->problem_offset), p->problem, p->problem_offset);
-		return -EINVAL;
-	default:
-		if (p->problem_mark.index < len && text[p->problem_mark.index] == '\t' &&
-		    p->problem && !strstr(p->problem, "tab")) {
-			snprintf(err, errlen,
-				 "%s:%zu: YAML syntax error: %s (YAML indents with spaces, "
-				 "not tabs)",
-				 name, p->problem_mark.line + 1,
-				 p->problem ? p->problem : "unknown problem");
-			return -EINVAL;
-		}
-		if (p->context)
-			snprintf(err, errlen, "%s:%zu: YAML syntax error: %s (%s on line %zu)",
-				 name, p->problem_mark.line + 1,
-				 p->problem ? p->problem : "unknown problem", p->context,
-				 p->context_mark.line + 1);
-		else
-			snprintf(err, errlen, "%s:%zu: YAML syntax error: %s", name,
-				 p->problem_mark.line + 1,
-				 p->problem ? p->problem : "unknown problem");
-		return -EINVAL;
-	}
-}
-
 int scenario_parse(const char *name, const char *text, size_t len, struct scenario *sc, char *err,
 		   size_t errlen)
 {
-	yaml_parser_t parser;
-	yaml_document_t doc, extra;
-	struct pctx c = {.file = name, .doc = &doc, .sc = sc, .err = err, .errlen = errlen};
-	bool have_doc = false;
-	yaml_node_t *root;
+	struct yd_doc d;
+	struct pctx c = {.d = &d, .sc = sc};
 	int ret;
 
 	memset(sc, 0, sizeof(*sc));
@@ -1511,53 +1272,16 @@ int scenario_parse(const char *name, const char *text, size_t len, struct scenar
 		snprintf(err, errlen, "%s: cannot compute sha256", name);
 		return ret;
 	}
-	/* Nesting and aliases are bounded before libyaml builds the document. */
-	if ((ret = yaml_guard(name, text, len, err, errlen))) {
-		if (ret == -ENOMEM)
-			snprintf(err, errlen, "%s: out of memory", name);
+	if ((ret = yd_load(&d, &sc_kind, name, text, len, err, errlen)))
 		return ret;
-	}
-	if (!yaml_parser_initialize(&parser)) {
-		snprintf(err, errlen, "%s: out of memory", name);
-		return -ENOMEM;
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		ret = yaml_error(name, text, len, &parser, err, errlen);
-		goto out_parser;
-	}
-	have_doc = true;
-	root = yaml_document_get_root_node(&doc);
-	if (!root) {
+	if (!d.root) {
 		snprintf(err, errlen,
 			 "%s:1: the file holds no YAML; a scenario starts with name: ...", name);
 		ret = -EINVAL;
-		goto out_doc;
-	}
-	/* A second document would be ignored silently: refuse it. */
-	if (!yaml_parser_load(&parser, &extra)) {
-		ret = yaml_error(name, text, len, &parser, err, errlen);
-		goto out_doc;
-	}
-	if (yaml_document_get_root_node(&extra)) {
-		snprintf(err, errlen,
-			 "%s:%zu: a scenario file holds one YAML document; remove the "
-			 "second one (after ---)",
-			 name, extra.start_mark.line + 1);
-		yaml_document_delete(&extra);
-		ret = -EINVAL;
-		goto out_doc;
-	}
-	yaml_document_delete(&extra);
-	ret = parse_root(&c, root);
-	if (ret == -ENOMEM)
+	} else if ((ret = parse_root(&c, d.root)) == -ENOMEM) {
 		snprintf(err, errlen, "%s: out of memory", name);
-
-out_doc:
-	if (have_doc)
-		yaml_document_delete(&doc);
-out_parser:
-	yaml_parser_delete(&parser);
+	}
+	yd_free(&d);
 	if (ret)
 		scenario_free(sc);
 	return ret;
@@ -1565,40 +1289,15 @@ out_parser:
 
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen)
 {
-	char *buf = NULL;
-	size_t len = 0, n;
-	FILE *f;
+	char *buf;
+	size_t len;
 	int ret;
 
 	memset(sc, 0, sizeof(*sc));
-	f = fopen(path, "rb");
-	if (!f) {
-		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(-ret));
+	if ((ret = yd_read_file(&sc_kind, path, &buf, &len, err, errlen)))
 		return ret;
-	}
-	buf = malloc(SC_MAX_FILE + 1);
-	if (!buf) {
-		ret = -ENOMEM;
-		snprintf(err, errlen, "%s: out of memory", path);
-		goto out;
-	}
-	while ((n = fread(buf + len, 1, SC_MAX_FILE + 1 - len, f)) > 0)
-		len += n;
-	if (ferror(f)) {
-		ret = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-		goto out;
-	}
-	if (len > SC_MAX_FILE) {
-		ret = -EFBIG;
-		snprintf(err, errlen, "%s: is larger than 1 MiB; scenario files are small", path);
-		goto out;
-	}
 	ret = scenario_parse(path, buf, len, sc, err, errlen);
-out:
 	free(buf);
-	fclose(f);
 	return ret;
 }
 

@@ -68,7 +68,8 @@ done
 # Soft-RoCE hang in one drill can leave a workload stuck in the kernel, and
 # must not spoil the next.
 relab() {
-	[ "$started" = 1 ] && bash lab/lab.sh down
+	# A lab that was up before the tests is replaced too: each drill starts fresh.
+	bash lab/lab.sh status >/dev/null 2>&1 && bash lab/lab.sh down
 	echo "== booting a fresh lab"
 	timeout 300 bash lab/lab.sh up --nodes 2 --rails 2 || { result lab-up 1; return 1; }
 	started=1

@@ -199,6 +199,21 @@ static void test_yaml_errors(void **state)
 		"(after ---)");
 }
 
+/* The policy file is bounded in shape like a scenario (common/yaml_guard.h), in its own words. */
+static void test_shape_limits(void **state)
+{
+	char text[256] = "netdevs: ";
+
+	memset(text + strlen(text), '[', 70);
+	memset(text + strlen(text), ']', 70);
+	refused(text,
+		"agent.yaml:1: nested more than 64 levels deep; a policy file needs at most 2");
+	refused("netdevs: &n [rail0, *n]\n",
+		"agent.yaml:1: alias *n is inside the node it names (&n on line 1); a YAML node "
+		"cannot contain itself");
+	refused("netdevs: [\"rail0\\0x\"]\n", "agent.yaml:1: netdevs[0]: holds a NUL character");
+}
+
 static void test_load(void **state)
 {
 	char path[] = "/tmp/rc-agent-config-XXXXXX", err[512];
@@ -285,8 +300,8 @@ int main(void)
 	    cmocka_unit_test(test_valid_file),	cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_durations),	cmocka_unit_test(test_unknown_and_duplicate_keys),
 	    cmocka_unit_test(test_wrong_types), cmocka_unit_test(test_bad_names),
-	    cmocka_unit_test(test_yaml_errors), cmocka_unit_test(test_load),
-	    cmocka_unit_test(test_apply),
+	    cmocka_unit_test(test_yaml_errors), cmocka_unit_test(test_shape_limits),
+	    cmocka_unit_test(test_load),	cmocka_unit_test(test_apply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

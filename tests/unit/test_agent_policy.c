@@ -250,17 +250,6 @@ static void test_inject_caps(void **state)
 	assert_non_null(strstr(err, "max_concurrent_faults is 1 and 1 fault is active"));
 }
 
-static void test_fmt_ms(void **state)
-{
-	char buf[32];
-
-	assert_string_equal(agent_policy_fmt_ms(600000, buf, sizeof(buf)), "10m");
-	assert_string_equal(agent_policy_fmt_ms(7200000, buf, sizeof(buf)), "2h");
-	assert_string_equal(agent_policy_fmt_ms(90000, buf, sizeof(buf)), "90s");
-	assert_string_equal(agent_policy_fmt_ms(1500, buf, sizeof(buf)), "1500ms");
-	assert_string_equal(agent_policy_fmt_ms(0, buf, sizeof(buf)), "0ms");
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,7 +262,6 @@ int main(void)
 	    cmocka_unit_test(test_inject_injector_refused),
 	    cmocka_unit_test(test_inject_target_refused),
 	    cmocka_unit_test(test_inject_caps),
-	    cmocka_unit_test(test_fmt_ms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

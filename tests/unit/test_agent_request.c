@@ -152,7 +152,7 @@ static void test_inject_fields(void **state)
 		"\"target\": {\"netdev\": \"rc-absent0\"}, \"duration\": 10}",
 		EINVAL,
 		"inject: duration: unknown argument (inject takes fault_id, injector, target, "
-		"params, duration_ms, lease_ms)");
+		"params, duration_ms, lease_ms, max_active)");
 	refused("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"f\", \"injector\": \"link_down\", "
 		"\"target\": {\"netdev\": \"rc-absent0\"}, \"params\": []}",
 		EINVAL, "inject: params: must be a JSON object");

@@ -617,6 +617,47 @@ static void test_expect_values(void **state)
 		   "workload interval; use at least 200ms");
 }
 
+/* docs/SCENARIOS.md: anchors and aliases work (common/yaml_guard.c bounds them). */
+static void test_aliases_work(void **state)
+{
+	static const char text[] =
+	    "name: aliased\n"
+	    "lab: {nodes: 2, rails: 2}\n"
+	    "workload: {from: node-a, to: node-b, rails: [0, 1]}\n"
+	    "faults:\n"
+	    "  - {name: f0, at: 20s, injector: link_down, target: &t {node: node-b, rail: 0},\n"
+	    "     duration: &d 5s}\n"
+	    "  - {name: f1, at: 30s, injector: link_down, target: *t, duration: *d}\n"
+	    "expect:\n"
+	    "  detection: {within: *d, signals: [workload_error]}\n"
+	    "  recovery: {within: 30s}\n";
+	struct scenario sc;
+	char err[512];
+
+	if (scenario_parse("g.yaml", text, strlen(text), &sc, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_int_equal(sc.nr_faults, 2);
+	assert_string_equal(sc.faults[1].target.node, "node-b");
+	assert_int_equal(sc.faults[1].duration_ms, 5000);
+	assert_int_equal(sc.expect.detection_within_ms, 5000);
+	scenario_free(&sc);
+}
+
+/* The shape limits speak for scenarios in their words. */
+static void test_shape_limits(void **state)
+{
+	char text[512];
+	size_t off = (size_t)sprintf(text, "name: x\nd: "), i;
+
+	for (i = 0; i < 70; i++)
+		text[off++] = '[';
+	for (i = 0; i < 70; i++)
+		text[off++] = ']';
+	text[off] = '\0';
+	expect_err_text(text,
+			"t.yaml:2: nested more than 64 levels deep; a scenario needs at most 5");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,6 +690,8 @@ int main(void)
 	    cmocka_unit_test(test_target_shape),
 	    cmocka_unit_test(test_workload_values),
 	    cmocka_unit_test(test_expect_values),
+	    cmocka_unit_test(test_aliases_work),
+	    cmocka_unit_test(test_shape_limits),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,7 +9,7 @@
 
 #include <yaml.h>
 
-#include "coordinator/yaml_guard.h"
+#include "common/yaml_guard.h"
 
 struct yg_anchor {
 	char *name;
@@ -61,7 +61,8 @@ static bool yg_add(struct yg *g, uint64_t n)
 	return g->nodes[g->depth] <= YG_MAX_NODES;
 }
 
-int yaml_guard(const char *name, const char *text, size_t len, char *err, size_t errlen)
+int yaml_guard(const char *name, const char *text, size_t len, const char *noun, unsigned int depth,
+	       char *err, size_t errlen)
 {
 	struct yg *g = calloc(1, sizeof(*g));
 	yaml_parser_t p;
@@ -156,24 +157,22 @@ int yaml_guard(const char *name, const char *text, size_t len, char *err, size_t
 	switch (ret) {
 	case -ELOOP:
 		snprintf(err, errlen,
-			 "%s:%zu: nested more than %d levels deep; a scenario needs at most 5",
-			 name, line, YG_MAX_DEPTH);
+			 "%s:%zu: nested more than %d levels deep; %s needs at most %u", name, line,
+			 YG_MAX_DEPTH, noun, depth);
 		break;
 	case -E2BIG:
-		snprintf(err, errlen,
-			 "%s:%zu: more than %d anchors (&name); a scenario needs a few", name, line,
-			 YG_MAX_ANCHORS);
+		snprintf(err, errlen, "%s:%zu: more than %d anchors (&name); %s needs a few", name,
+			 line, YG_MAX_ANCHORS, noun);
 		break;
 	case -EMLINK:
-		snprintf(err, errlen,
-			 "%s:%zu: more than %d aliases (*name); a scenario needs a few", name, line,
-			 YG_MAX_ALIASES);
+		snprintf(err, errlen, "%s:%zu: more than %d aliases (*name); %s needs a few", name,
+			 line, YG_MAX_ALIASES, noun);
 		break;
 	case -EFBIG:
 		snprintf(err, errlen,
 			 "%s:%zu: with its aliases expanded the document would hold more than %d "
-			 "nodes (a \"billion laughs\"?); a scenario holds a few hundred",
-			 name, line, YG_MAX_NODES);
+			 "nodes (a \"billion laughs\"?); %s holds a few hundred",
+			 name, line, YG_MAX_NODES, noun);
 		break;
 	}
 	if (ret && ret != -ENOMEM)

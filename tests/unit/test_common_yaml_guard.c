@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Scenario files are bounded in shape before libyaml builds them: nesting
- * depth, anchors, aliases (a "billion laughs"), and an alias inside its own
- * anchor are refused with a sentence naming the file and line, quickly, while
- * the anchors and aliases a person writes keep working.
+ * YAML files (scenarios, the agent's policy file) are bounded in shape before
+ * libyaml builds them: nesting depth, anchors, aliases (a "billion laughs"),
+ * and an alias inside its own anchor are refused by yd_load() with a sentence
+ * naming the file and line, quickly, while the anchors and aliases a person
+ * writes keep working.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,17 +17,32 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "coordinator/scenario.h"
-#include "coordinator/yaml_guard.h"
+#include "common/yaml_guard.h"
+#include "common/yamldoc.h"
+
+static const struct yd_kind kind = {
+    .one_doc = "a test file",
+    .noun = "a scenario",
+    .depth = 5,
+    .dur_eg = "1s",
+};
 
 static void expect_refused(const char *text, size_t len, const char *want)
 {
-	struct scenario sc;
+	struct yd_doc d;
 	char err[512];
-	int ret = scenario_parse("g.yaml", text, len, &sc, err, sizeof(err));
+	int ret = yd_load(&d, &kind, "g.yaml", text, len, err, sizeof(err));
 
 	if (ret != -EINVAL || !strstr(err, want))
 		fail_msg("got %d \"%s\", want -EINVAL and \"%s\"", ret, err, want);
+}
+
+/* Loads text, which must be accepted; the caller yd_free()s d. */
+static void expect_loaded(struct yd_doc *d, const char *text, size_t len, char *err, size_t errlen)
+{
+	if (yd_load(d, &kind, "g.yaml", text, len, err, errlen))
+		fail_msg("%s", err);
+	assert_non_null(d->root);
 }
 
 static double now_s(void)
@@ -60,7 +76,8 @@ static void test_deep_nesting(void **state)
 	char *s = nested(500000, '[', ']', &len);
 	double t0 = now_s();
 
-	expect_refused(s, len, "g.yaml:2: nested more than 64 levels deep");
+	expect_refused(s, len,
+		       "g.yaml:2: nested more than 64 levels deep; a scenario needs at most 5");
 	assert_true(now_s() - t0 < 5);
 	free(s);
 	s = nested(YG_MAX_DEPTH + 1, '[', ']', &len);
@@ -79,11 +96,14 @@ static void test_deep_nesting(void **state)
 
 static void test_depth_within_limit(void **state)
 {
+	struct yd_doc d;
 	size_t len;
-	char *s = nested(YG_MAX_DEPTH - 1, '[', ']', &len);
+	char err[512], *s = nested(YG_MAX_DEPTH - 1, '[', ']', &len);
 
-	/* Within the limit: the scenario checks speak, not the guard. */
-	expect_refused(s, len, "d: unknown key");
+	/* Within the limit: loaded, for the file's own checks to speak. */
+	expect_loaded(&d, s, len, err, sizeof(err));
+	assert_int_equal(yd_map_get(&d, d.root, "d")->type, YAML_SEQUENCE_NODE);
+	yd_free(&d);
 	free(s);
 }
 
@@ -100,7 +120,9 @@ static void test_billion_laughs(void **state)
 				       "*a%u, *a%u]\n",
 				       i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
 				       i - 1, i - 1);
-	expect_refused(buf, off, "aliases expanded the document would hold more than 1000000");
+	expect_refused(buf, off,
+		       "aliases expanded the document would hold more than 1000000 nodes (a "
+		       "\"billion laughs\"?); a scenario holds a few hundred");
 	/* Refused at the alias that crosses the limit: a4 holds 111111 nodes, so a5 on line 7. */
 	expect_refused(buf, off, "g.yaml:7:");
 	assert_true(now_s() - t0 < 5);
@@ -125,39 +147,44 @@ static void test_too_many(void **state)
 	off = (size_t)sprintf(s, "name: x\nd:\n");
 	for (i = 0; i <= YG_MAX_ANCHORS; i++)
 		off += (size_t)sprintf(s + off, "  - &a%u x\n", i);
-	expect_refused(s, off, "more than 1000 anchors (&name)");
+	expect_refused(s, off, "more than 1000 anchors (&name); a scenario needs a few");
 
 	off = (size_t)sprintf(s, "name: x\nb: &b x\nd:\n");
 	for (i = 0; i <= YG_MAX_ALIASES; i++)
 		off += (size_t)sprintf(s + off, "  - *b\n");
-	expect_refused(s, off, "more than 10000 aliases (*name)");
+	expect_refused(s, off, "more than 10000 aliases (*name); a scenario needs a few");
 	free(s);
 }
 
-/* docs/SCENARIOS.md: anchors and aliases work. */
+/* docs/SCENARIOS.md: anchors and aliases work; an alias is the node it names. */
 static void test_aliases_work(void **state)
 {
-	static const char text[] =
-	    "name: aliased\n"
-	    "lab: {nodes: 2, rails: 2}\n"
-	    "workload: {from: node-a, to: node-b, rails: [0, 1]}\n"
-	    "faults:\n"
-	    "  - {name: f0, at: 20s, injector: link_down, target: &t {node: node-b, rail: 0},\n"
-	    "     duration: &d 5s}\n"
-	    "  - {name: f1, at: 30s, injector: link_down, target: *t, duration: *d}\n"
-	    "expect:\n"
-	    "  detection: {within: *d, signals: [workload_error]}\n"
-	    "  recovery: {within: 30s}\n";
-	struct scenario sc;
+	static const char text[] = "name: aliased\n"
+				   "t: &t {node: node-b, rail: 0}\n"
+				   "d: &d 5s\n"
+				   "u: {target: *t, duration: *d}\n";
+	struct yd_doc d;
 	char err[512];
+	yaml_node_t *u;
 
-	if (scenario_parse("g.yaml", text, strlen(text), &sc, err, sizeof(err)))
-		fail_msg("%s", err);
-	assert_int_equal(sc.nr_faults, 2);
-	assert_string_equal(sc.faults[1].target.node, "node-b");
-	assert_int_equal(sc.faults[1].duration_ms, 5000);
-	assert_int_equal(sc.expect.detection_within_ms, 5000);
-	scenario_free(&sc);
+	expect_loaded(&d, text, strlen(text), err, sizeof(err));
+	u = yd_map_get(&d, d.root, "u");
+	assert_ptr_equal(yd_map_get(&d, u, "target"), yd_map_get(&d, d.root, "t"));
+	assert_string_equal(yd_scalar(yd_map_get(&d, u, "duration")), "5s");
+	yd_free(&d);
+}
+
+/* The words of the messages are the caller's: a policy file is not a scenario. */
+static void test_noun(void **state)
+{
+	size_t len;
+	char err[512], *s = nested(YG_MAX_DEPTH + 1, '[', ']', &len);
+
+	assert_int_equal(yaml_guard("agent.yaml", s, len, "a policy file", 2, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "agent.yaml:2: nested more than 64 levels deep; a policy file "
+				 "needs at most 2");
+	free(s);
 }
 
 /* Not YAML: the loader's own message, not the guard's. */
@@ -173,13 +200,10 @@ static void test_syntax_left_to_loader(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_deep_nesting),
-	    cmocka_unit_test(test_depth_within_limit),
-	    cmocka_unit_test(test_billion_laughs),
-	    cmocka_unit_test(test_recursive_alias),
-	    cmocka_unit_test(test_too_many),
-	    cmocka_unit_test(test_aliases_work),
-	    cmocka_unit_test(test_syntax_left_to_loader),
+	    cmocka_unit_test(test_deep_nesting),   cmocka_unit_test(test_depth_within_limit),
+	    cmocka_unit_test(test_billion_laughs), cmocka_unit_test(test_recursive_alias),
+	    cmocka_unit_test(test_too_many),	   cmocka_unit_test(test_aliases_work),
+	    cmocka_unit_test(test_noun),	   cmocka_unit_test(test_syntax_left_to_loader),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
