@@ -35,12 +35,13 @@ peer_round() {
 	run_bg node-b bench-perftest.out ib_write_bw -d rxe_rail0 -x 1 -s "$size" -t "$depth" \
 		-D "$secs" -F
 	sleep 2
-	out=$(bash $lab exec node-a -- ib_write_bw -d rxe_rail0 -x 1 -s "$size" -t "$depth" \
-		-D "$secs" -F "$srv_addr" 2>&1)
+	# A client that cannot reach its server (perftest's TCP exchange) waits forever: bound it.
+	out=$(bash $lab exec node-a -- timeout $((secs + 60)) ib_write_bw -d rxe_rail0 -x 1 \
+		-s "$size" -t "$depth" -D "$secs" -F "$srv_addr" 2>&1)
 	echo "$out" >"build/bench-perftest-$1.out"
 	mib=$(awk -v s="$size" '$1 == s && NF >= 5 {print $4}' <<<"$out" | tail -n 1)
 	if [ -z "$mib" ]; then
-		echo "bench: ib_write_bw printed no result:" >&2
+		echo "bench: ib_write_bw printed no result in round $1 (rail0 unreachable?):" >&2
 		echo "$out" >&2
 		return 1
 	fi
@@ -55,7 +56,8 @@ ours_round() {
 	run_bg node-b bench-stream-server.out "$PWD/build/rdmachaos-stream" server \
 		--listen "$srv_addr" --op write --msg-size "$size" --queue-depth "$depth"
 	sleep 2
-	bash $lab exec node-a -- "$PWD/build/rdmachaos-stream" client --connect "$srv_addr" \
+	bash $lab exec node-a -- timeout $((secs + 60)) "$PWD/build/rdmachaos-stream" client \
+		--connect "$srv_addr" \
 		--op write --msg-size "$size" --queue-depth "$depth" --duration "${secs}s" \
 		>build/bench-stream.jsonl 2>build/bench-stream.err
 	bash $lab exec node-b -- pkill -INT -f 'rdmachaos-stream server' >/dev/null 2>&1
