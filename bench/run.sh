@@ -4,7 +4,8 @@
 # link, message size and queue depth, in one run, printed as a ratio (target
 # >= 0.95). TCG is noisy, so the two alternate for BENCH_ROUNDS rounds and the
 # verdict is the median of the per-round ratios, each round's pair measured
-# back to back. Uses the lab that is up, or boots a 2x1 lab and stops it after.
+# back to back. Uses the lab that is up, or boots a 2x2 lab and stops it after
+# (a freshly booted 2x1 lab was seen with rail0 ARP FAILED on both nodes).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 70
 lab=lab/lab.sh
@@ -17,7 +18,7 @@ share=${RDMACHAOS_LAB_DIR:-$PWD/build/lab}/run/node-b
 
 started=0
 if ! bash $lab status >/dev/null 2>&1; then
-	bash $lab up --nodes 2 --rails 1 || exit 1
+	bash $lab up --nodes 2 --rails 2 || exit 1
 	started=1
 fi
 trap '[ "$started" = 1 ] && bash $lab down' EXIT
