@@ -593,6 +593,32 @@ static void md_cleanup(FILE *f, const json_t *r)
 	fputs("\n", f);
 }
 
+/* Only the limits the scenario set; 0 in report.json means "not limited". */
+static void md_blast_radius(FILE *f, const json_t *b)
+{
+	json_int_t nodes = json_integer_value(jget(b, "max_nodes"));
+	json_int_t rails = json_integer_value(jget(b, "max_rails"));
+	double share = json_number_value(jget(b, "max_fleet_share"));
+	const char *sep = "";
+
+	if (!nodes && !rails && !(share > 0)) {
+		fputs("- Blast radius: not limited by the scenario.\n", f);
+		return;
+	}
+	fputs("- Blast radius, at once:", f);
+	if (nodes) {
+		fprintf(f, " at most %lld node(s)", (long long)nodes);
+		sep = ",";
+	}
+	if (rails) {
+		fprintf(f, "%s at most %lld rail(s)", sep, (long long)rails);
+		sep = ",";
+	}
+	if (share > 0)
+		fprintf(f, "%s at most %.0f%% of the fleet", sep, 100 * share);
+	fputs("; checked before anything was touched, and by each agent.\n", f);
+}
+
 static void md_safety(FILE *f, const json_t *r)
 {
 	const json_t *s = jget(r, "safety"), *g;
@@ -608,17 +634,7 @@ static void md_safety(FILE *f, const json_t *r)
 			"agent that stops hearing from the coordinator reverts it.\n",
 			v / 1000.0, json_integer_value(jget(s, "renewals.sent")),
 			json_integer_value(jget(s, "renewals.failed")));
-	if (json_integer_value(jget(s, "blast_radius.max_nodes")) ||
-	    json_integer_value(jget(s, "blast_radius.max_rails")) ||
-	    json_number_value(jget(s, "blast_radius.max_fleet_share")) > 0)
-		fprintf(f,
-			"- Blast radius, at once: nodes <= %lld, rails <= %lld, fleet share <= "
-			"%.0f%% (0: not limited); checked before anything was touched.\n",
-			json_integer_value(jget(s, "blast_radius.max_nodes")),
-			json_integer_value(jget(s, "blast_radius.max_rails")),
-			100 * json_number_value(jget(s, "blast_radius.max_fleet_share")));
-	else
-		fputs("- Blast radius: not limited by the scenario.\n", f);
+	md_blast_radius(f, jget(s, "blast_radius"));
 	json_array_foreach(jget(s, "guards"), i, g) {
 		fprintf(f, "- Guard %zu: abort on %s: ", i, jstr(g, "description") ?: "?");
 		if (json_is_true(jget(g, "tripped")))

@@ -364,6 +364,36 @@ static void test_write_errors(void **state)
 	json_decref(r);
 }
 
+/* The Safety section names only the limits the scenario set, and which guard stopped the drill. */
+static void test_safety_section(void **state)
+{
+	static const char text[] =
+	    "{\"schema\": \"rdmachaos.report/v1\", \"verdict\": \"fail\", \"safety\": "
+	    "{\"lease_ms\": 5000, \"blast_radius\": {\"max_nodes\": 1, \"max_rails\": 0, "
+	    "\"max_fleet_share\": 0.25}, \"guards\": [{\"kind\": \"throughput\", \"description\": "
+	    "\"throughput below 10% of baseline for 3.0 s\", \"tripped\": true, \"tripped_ms\": "
+	    "13200.0, \"why\": \"too slow\"}], \"aborted_by\": 0, \"renewals\": {\"sent\": 8, "
+	    "\"failed\": 1}}}";
+	struct tmpdir *t = *state;
+	json_error_t jerr;
+	json_t *r = json_loads(text, 0, &jerr);
+	char mdp[512], *md;
+
+	assert_non_null(r);
+	write_all(t->path, r, mdp, sizeof(mdp));
+	md = slurp(mdp);
+	has_line(md, "- Each fault was leased for 5.0 s (renewals sent 8, failed 1): an agent that "
+		     "stops hearing from the coordinator reverts it.");
+	has_line(md,
+		 "- Blast radius, at once: at most 1 node(s), at most 25% of the fleet; checked "
+		 "before anything was touched, and by each agent.");
+	has_line(md,
+		 "- Guard 0: abort on throughput below 10% of baseline for 3.0 s: **tripped** at "
+		 "13.2 s: too slow");
+	free(md);
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +401,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_empty_report, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nulls_everywhere, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events_jsonl, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_safety_section, setup, teardown),
 	    cmocka_unit_test(test_write_errors),
 	};
 
