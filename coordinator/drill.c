@@ -27,7 +27,7 @@
 volatile int drill_stop_requested;
 
 #define DRILL_CALL_MS 15000
-#define DRILL_WL_ID "stream"
+#define DRILL_WL_ID EV_WL_DRILL
 #define DRILL_CLOCK_SAMPLES 8
 
 static double drill_now_ms(const struct drill *d)
@@ -52,6 +52,18 @@ static void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ..
 	rc_warn("%s", buf);
 }
 
+/* The flow a workload event belongs to (no wl_id: the drill's workload). */
+static struct drill_flow *drill_flow_of(struct drill *d, const json_t *ev)
+{
+	const char *id = json_string_value(json_object_get(ev, "wl_id")) ?: DRILL_WL_ID;
+	unsigned int i;
+
+	for (i = 0; i < d->nr_flows; i++)
+		if (!strcmp(d->flows[i].wl_id, id))
+			return &d->flows[i];
+	return NULL;
+}
+
 /* Human progress on stderr: the events an SRE watches for, as they happen. */
 static void drill_print_event(json_t *ev, void *arg)
 {
@@ -65,12 +77,22 @@ static void drill_print_event(json_t *ev, void *arg)
 		const char *role = json_string_value(json_object_get(ev, "role"));
 
 		if (role && !strcmp(role, "client")) {
+			struct drill_flow *f = drill_flow_of(d, ev);
+			double mbps = json_number_value(json_object_get(ev, "mbps"));
 			unsigned int i;
 
-			d->last_mbps = json_number_value(json_object_get(ev, "mbps"));
+			if (!f)
+				return;
+			f->last_mbps = mbps;
+			if (f->guard >= 0) {
+				guard_sample(&d->guards[f->guard], t * 1000.0, mbps);
+				return;
+			}
+			d->last_mbps = mbps;
 			d->last_rail = (int)json_integer_value(json_object_get(ev, "rail"));
 			for (i = 0; i < d->sc.safety.nr_guards; i++)
-				guard_sample(&d->guards[i], t * 1000.0, d->last_mbps);
+				if (!d->sc.safety.guards[i].has_flow)
+					guard_sample(&d->guards[i], t * 1000.0, mbps);
 		}
 		return;
 	}
@@ -94,27 +116,30 @@ static void drill_print_event(json_t *ev, void *arg)
 			json_string_value(json_object_get(ev, "action")) ?: "?",
 			json_string_value(json_object_get(ev, "netdev")) ?: "");
 	else if (!strcmp(kind, "workload") && type) {
+		const struct drill_flow *f = drill_flow_of(d, ev);
+		const char *wl = f && f->guard >= 0 ? f->wl_id : "workload";
+
 		if (!strcmp(type, "error"))
 			fprintf(stderr,
-				"  %+8.1fs %s workload error on rail %lld: %s (vendor_err %lld)\n",
-				t, node, json_integer_value(json_object_get(ev, "rail")),
+				"  %+8.1fs %s %s error on rail %lld: %s (vendor_err %lld)\n", t,
+				node, wl, json_integer_value(json_object_get(ev, "rail")),
 				json_string_value(json_object_get(ev, "wc_status")) ?: "?",
 				json_integer_value(json_object_get(ev, "vendor_err")));
 		else if (!strcmp(type, "failover") || !strcmp(type, "failback"))
-			fprintf(stderr, "  %+8.1fs %s workload %s rail %lld -> %lld\n", t, node,
-				type, json_integer_value(json_object_get(ev, "from_rail")),
+			fprintf(stderr, "  %+8.1fs %s %s %s rail %lld -> %lld\n", t, node, wl, type,
+				json_integer_value(json_object_get(ev, "from_rail")),
 				json_integer_value(json_object_get(ev, "to_rail")));
 		else if (!strcmp(type, "rail_down") || !strcmp(type, "rail_up"))
-			fprintf(stderr, "  %+8.1fs %s workload %s rail %lld\n", t, node, type,
+			fprintf(stderr, "  %+8.1fs %s %s %s rail %lld\n", t, node, wl, type,
 				json_integer_value(json_object_get(ev, "rail")));
 		else if (!strcmp(type, "exit"))
-			fprintf(stderr, "  %+8.1fs %s workload %s exited (status %lld%s)\n", t,
-				node, json_string_value(json_object_get(ev, "role")) ?: "?",
+			fprintf(stderr, "  %+8.1fs %s %s %s exited (status %lld%s)\n", t, node, wl,
+				json_string_value(json_object_get(ev, "role")) ?: "?",
 				json_integer_value(json_object_get(ev, "exit_status")),
 				json_is_true(json_object_get(ev, "killed")) ? ", killed" : "");
 		else if (!strcmp(type, "stall"))
-			fprintf(stderr, "  %+8.1fs %s workload stalled: no healthy rail (%s)\n", t,
-				node, json_string_value(json_object_get(ev, "reason")) ?: "?");
+			fprintf(stderr, "  %+8.1fs %s %s stalled: no healthy rail (%s)\n", t, node,
+				wl, json_string_value(json_object_get(ev, "reason")) ?: "?");
 	} else if (!strcmp(kind, "agent"))
 		fprintf(stderr, "  %+8.1fs %s agent: %s\n", t, node,
 			json_string_value(json_object_get(ev, "message")) ?: "?");
@@ -313,10 +338,11 @@ static json_t *drill_strings(const char *const *v, unsigned int n)
 	return a;
 }
 
-static int drill_start_workload(struct drill *d)
+/* Starts a flow's server, waits until it listens, then starts its client. */
+static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 {
-	const struct sc_workload *w = &d->sc.workload;
-	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512];
+	const struct sc_workload *w = f->w;
+	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512], what[48];
 	const char *sargs[16], *cargs[24];
 	struct fl_agent *srv = fleet_find(&d->fl, w->to), *cli = fleet_find(&d->fl, w->from);
 	json_t *req, *res = NULL;
@@ -324,13 +350,17 @@ static int drill_start_workload(struct drill *d)
 	uint64_t deadline;
 	int ret;
 
+	if (f->guard < 0)
+		snprintf(what, sizeof(what), "workload");
+	else
+		snprintf(what, sizeof(what), "guard %d's flow", f->guard);
 	for (i = 0; i < w->nr_rails; i++) {
 		if (drill_rail_addr(d, w->to, w->rails[i], addr, sizeof(addr))) {
 			drill_reason(
 			    d, true,
-			    "%s has no IPv4 address on rail %d (its inventory lists no netdev "
+			    "%s: %s has no IPv4 address on rail %d (its inventory lists no netdev "
 			    "for that rail)",
-			    w->to, w->rails[i]);
+			    what, w->to, w->rails[i]);
 			return -ENOENT;
 		}
 		snprintf(listen + strlen(listen), sizeof(listen) - strlen(listen), "%s%s",
@@ -364,16 +394,16 @@ static int drill_start_workload(struct drill *d)
 	cargs[nc++] = "--retry-cnt";
 	cargs[nc++] = num[5];
 
-	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", DRILL_WL_ID,
+	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", f->wl_id,
 			"stop_on_close", 1, "role", "server", "args", drill_strings(sargs, ns));
 	ret = fleet_call(&d->fl, srv, req, DRILL_CALL_MS, &res, err, sizeof(err));
 	json_decref(req);
 	json_decref(res);
 	if (ret) {
-		drill_reason(d, true, "workload server: %s", err);
+		drill_reason(d, true, "%s server: %s", what, err);
 		return ret;
 	}
-	d->workload_started[0] = true;
+	f->started[0] = true;
 	/* Wait for the server to listen before the client dials. */
 	deadline = rc_now_ns() + 20 * RC_NSEC_PER_SEC;
 	for (;;) {
@@ -384,54 +414,82 @@ static int drill_start_workload(struct drill *d)
 		json_array_foreach(d->fl.events, k, ev) {
 			const char *type = json_string_value(json_object_get(ev, "type"));
 			const char *role = json_string_value(json_object_get(ev, "role"));
+			const char *id = json_string_value(json_object_get(ev, "wl_id"));
 
-			if (type && role && !strcmp(type, "ready") && !strcmp(role, "server"))
+			if (type && role && id && !strcmp(type, "ready") &&
+			    !strcmp(role, "server") && !strcmp(id, f->wl_id))
 				ready = true;
 		}
 		if (ready)
 			break;
 		if (rc_now_ns() > deadline || drill_stop_requested) {
-			drill_reason(d, true, "workload server on %s never said ready within 20 s",
+			drill_reason(d, true, "%s server on %s never said ready within 20 s", what,
 				     w->to);
 			return -ETIMEDOUT;
 		}
 		fleet_pump(&d->fl, 100);
 	}
-	d->fl.t0_ns = rc_now_ns();
-	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", DRILL_WL_ID,
+	if (sets_t0)
+		d->fl.t0_ns = rc_now_ns();
+	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", f->wl_id,
 			"stop_on_close", 1, "role", "client", "args", drill_strings(cargs, nc));
 	ret = fleet_call(&d->fl, cli, req, DRILL_CALL_MS, &res, err, sizeof(err));
 	json_decref(req);
 	json_decref(res);
 	if (ret) {
-		drill_reason(d, true, "workload client: %s", err);
+		drill_reason(d, true, "%s client: %s", what, err);
 		return ret;
 	}
-	d->workload_started[1] = true;
+	f->started[1] = true;
 	return 0;
 }
 
-static void drill_stop_workload(struct drill *d)
+/*
+ * The drill's workload first (it sets the drill's clock), then each guard's
+ * flow, so every flow runs through the whole baseline window.
+ */
+static int drill_start_workloads(struct drill *d)
 {
-	const char *nodes[2] = {d->sc.workload.to, d->sc.workload.from};
-	int order[2] = {1, 0}; /* client first, so the server sees everything it sent */
-	unsigned int k;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < d->nr_flows; i++) {
+		struct drill_flow *f = &d->flows[i];
+
+		if ((ret = drill_start_flow(d, f, i == 0)))
+			return ret;
+		if (f->guard >= 0)
+			fprintf(stderr, "  %+8.1fs guard %d's flow %s -> %s running (%s)\n",
+				drill_now_ms(d) / 1000.0, f->guard, f->w->from, f->w->to, f->wl_id);
+	}
+	return 0;
+}
+
+/* Clients first, so each server sees everything its client sent. */
+static void drill_stop_workloads(struct drill *d)
+{
+	unsigned int k, i;
 
 	for (k = 0; k < 2; k++) {
-		int i = order[k];
-		struct fl_agent *a = fleet_find(&d->fl, nodes[i]);
-		json_t *req, *res = NULL;
-		char err[512];
+		int role = k == 0 ? 1 : 0;
 
-		if (!d->workload_started[i] || !a || !a->connected)
-			continue;
-		req = json_pack("{s:s,s:s,s:i}", "op", "workload_stop", "wl_id", DRILL_WL_ID,
-				"timeout_ms", 5000);
-		if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
-			drill_reason(d, false, "stopping the workload: %s", err);
-		json_decref(req);
-		json_decref(res);
-		d->workload_started[i] = false;
+		for (i = 0; i < d->nr_flows; i++) {
+			struct drill_flow *f = &d->flows[i];
+			const char *node = role ? f->w->from : f->w->to;
+			struct fl_agent *a = fleet_find(&d->fl, node);
+			json_t *req, *res = NULL;
+			char err[512];
+
+			if (!f->started[role] || !a || !a->connected)
+				continue;
+			req = json_pack("{s:s,s:s,s:i}", "op", "workload_stop", "wl_id", f->wl_id,
+					"timeout_ms", 5000);
+			if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
+				drill_reason(d, false, "stopping %s: %s", f->wl_id, err);
+			json_decref(req);
+			json_decref(res);
+			f->started[role] = false;
+		}
 	}
 	fleet_pump(&d->fl, 200); /* last lines */
 }
@@ -703,6 +761,42 @@ static void drill_progress(struct drill *d, double now)
 		d->baseline_done ? "" : " (steady state)");
 }
 
+/*
+ * Throughput guards count from the end of the baseline, each against its own
+ * flow's baseline. A guard flow that moved no data cannot guard anything, so
+ * nothing is injected then.
+ */
+static int drill_arm_guards(struct drill *d, double now, double baseline_end)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr_flows; i++) {
+		struct drill_flow *f = &d->flows[i];
+		struct ev_baseline b;
+
+		if (f->guard < 0)
+			continue;
+		ev_baseline_of(d->fl.events, f->wl_id, (double)d->sc.warmup_ms, baseline_end, &b);
+		f->baseline_mbps = b.throughput_mbps;
+		fprintf(stderr, "  %+8.1fs guard %d's flow baseline: %.2f MB/s (%u samples)\n",
+			now / 1000.0, f->guard, b.throughput_mbps, b.samples);
+		if (!b.samples || b.throughput_mbps <= 0) {
+			drill_reason(d, true,
+				     "no baseline for guard %d's flow (%s -> %s): it moved no data "
+				     "in %.1f-%.1f s, so it could guard nothing; nothing was "
+				     "injected",
+				     f->guard, f->w->from, f->w->to, d->sc.warmup_ms / 1000.0,
+				     baseline_end / 1000.0);
+			return -ENODATA;
+		}
+		guard_arm_throughput(&d->guards[f->guard], now, b.throughput_mbps);
+	}
+	for (i = 0; i < d->sc.safety.nr_guards; i++)
+		if (!d->sc.safety.guards[i].has_flow)
+			guard_arm_throughput(&d->guards[i], now, d->baseline.throughput_mbps);
+	return 0;
+}
+
 /* The fault timeline; returns when it is over or a stop was requested. */
 static void drill_timeline(struct drill *d)
 {
@@ -733,9 +827,8 @@ static void drill_timeline(struct drill *d)
 				    d->sc.warmup_ms / 1000.0, baseline_end / 1000.0);
 				return;
 			}
-			for (i = 0; i < d->sc.safety.nr_guards; i++)
-				guard_arm_throughput(&d->guards[i], now,
-						     d->baseline.throughput_mbps);
+			if (drill_arm_guards(d, now, baseline_end))
+				return;
 		}
 		if (drill_guards(d, now))
 			return;
@@ -846,8 +939,20 @@ int drill_run(const struct drill_opts *o)
 		last_end = fmax(last_end, fmax(end, rec));
 	}
 	d->end_ms = last_end + (double)d->sc.cooldown_ms + 1000;
-	for (i = 0; i < d->sc.safety.nr_guards; i++)
+	d->flows[0].w = &d->sc.workload;
+	d->flows[0].guard = -1;
+	snprintf(d->flows[0].wl_id, sizeof(d->flows[0].wl_id), "%s", DRILL_WL_ID);
+	d->nr_flows = 1;
+	for (i = 0; i < d->sc.safety.nr_guards; i++) {
 		guard_init(&d->guards[i], &d->sc.safety.guards[i]);
+		if (d->sc.safety.guards[i].has_flow) {
+			struct drill_flow *f = &d->flows[d->nr_flows++];
+
+			f->w = &d->sc.safety.guards[i].flow;
+			f->guard = (int)i;
+			snprintf(f->wl_id, sizeof(f->wl_id), "guard-%u", i);
+		}
+	}
 
 	if (d->sc.lab && drill_prepare_lab(d))
 		goto evaluate;
@@ -859,7 +964,7 @@ int drill_run(const struct drill_opts *o)
 			d->fl.agents[i].clock.offset_ns / 1e6,
 			d->fl.agents[i].clock.uncertainty_ns / 1e6);
 	fprintf(stderr, "\n");
-	if (drill_start_workload(d))
+	if (drill_start_workloads(d))
 		goto cleanup;
 	fprintf(stderr,
 		"rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
@@ -871,7 +976,7 @@ cleanup:
 	/* Reverts first: the workload keeps running so recovery stays observable. */
 	for (i = 0; i < d->sc.nr_faults; i++)
 		drill_revert(d, &d->faults[i]);
-	drill_stop_workload(d);
+	drill_stop_workloads(d);
 	drill_revert_all(d);
 evaluate:
 	t0_wall_ns = d->started_wall_ns;

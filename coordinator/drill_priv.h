@@ -24,6 +24,16 @@ struct drill_fault {
 	struct ev_fault_result result;
 };
 
+/* A stream the drill runs: its own workload (flows[0]) or a guard's flow. */
+struct drill_flow {
+	const struct sc_workload *w;
+	char wl_id[16];	  /* EV_WL_DRILL, or "guard-N" */
+	int guard;	  /* index of the guard it feeds, -1 for the drill's workload */
+	bool started[2];  /* server, client */
+	double last_mbps; /* last client sample */
+	double baseline_mbps;
+};
+
 struct drill {
 	const struct drill_opts *o;
 	struct scenario sc;
@@ -35,9 +45,10 @@ struct drill {
 	struct drill_fault faults[SC_MAX_FAULTS];
 	struct ev_baseline baseline;
 	bool baseline_done;
-	bool workload_started[2]; /* server, client */
-	json_t *reasons;	  /* extra reasons from the engine (inconclusive causes) */
-	json_t *cleanup;	  /* actions */
+	struct drill_flow flows[1 + SC_MAX_GUARDS];
+	unsigned int nr_flows;
+	json_t *reasons; /* extra reasons from the engine (inconclusive causes) */
+	json_t *cleanup; /* actions */
 	bool cleanup_ok;
 	bool inconclusive;
 	double end_ms;

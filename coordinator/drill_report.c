@@ -101,8 +101,8 @@ static json_t *drill_safety(const struct drill *d)
 {
 	const struct sc_safety *s = &d->sc.safety;
 	json_t *guards = json_array(), *o;
-	unsigned int i;
-	char what[160];
+	unsigned int i, k;
+	char what[256];
 
 	for (i = 0; i < s->nr_guards; i++) {
 		const struct guard_state *gs = &d->guards[i];
@@ -117,6 +117,23 @@ static json_t *drill_safety(const struct drill *d)
 		}
 		if (s->guards[i].kind == SC_GUARD_TCP_PROBE)
 			json_object_set_new(o, "attempts", json_integer(gs->attempts));
+		for (k = 0; k < d->nr_flows; k++) {
+			const struct drill_flow *f = &d->flows[k];
+			json_t *rails = json_array();
+			unsigned int r;
+
+			if (f->guard != (int)i)
+				continue;
+			for (r = 0; r < f->w->nr_rails; r++)
+				json_array_append_new(rails, json_integer(f->w->rails[r]));
+			json_object_set_new(
+			    o, "flow",
+			    json_pack(
+				"{s:s,s:s,s:s,s:o,s:i,s:o}", "wl_id", f->wl_id, "from", f->w->from,
+				"to", f->w->to, "rails", rails, "port", (int)f->w->port,
+				"baseline_mbps",
+				drill_num_or_null(f->baseline_mbps > 0 ? f->baseline_mbps : NAN)));
+		}
 		json_array_append_new(guards, o);
 	}
 	return json_pack("{s:I,s:{s:i,s:i,s:f},s:o,s:o,s:{s:i,s:i}}", "lease_ms",

@@ -46,9 +46,19 @@ static bool ev_int_is(const json_t *e, const char *key, int want)
 	return ev_num(e, key, &v) && v == (double)want;
 }
 
+/* Events without a wl_id predate guard flows and belong to the drill's workload. */
+static bool ev_of_workload(const json_t *e, const char *wl_id)
+{
+	const char *id = json_string_value(json_object_get(e, "wl_id"));
+
+	return ev_is(e, "kind", "workload") &&
+	       (id ? !strcmp(id, wl_id) : !strcmp(wl_id, EV_WL_DRILL));
+}
+
+/* Only the drill's own workload counts for detection, recovery and integrity. */
 static bool ev_workload(const json_t *e, const char *type)
 {
-	return ev_is(e, "kind", "workload") && ev_is(e, "type", type);
+	return ev_of_workload(e, EV_WL_DRILL) && ev_is(e, "type", type);
 }
 
 static bool ev_client_interval(const json_t *e)
@@ -150,6 +160,12 @@ static int cmp_double(const void *a, const void *b)
 
 int ev_baseline(const json_t *events, double from_ms, double to_ms, struct ev_baseline *b)
 {
+	return ev_baseline_of(events, EV_WL_DRILL, from_ms, to_ms, b);
+}
+
+int ev_baseline_of(const json_t *events, const char *wl_id, double from_ms, double to_ms,
+		   struct ev_baseline *b)
+{
 	double *lat = NULL, sum = 0, t, v;
 	size_t i, nr_lat = 0;
 	const json_t *e;
@@ -163,7 +179,9 @@ int ev_baseline(const json_t *events, double from_ms, double to_ms, struct ev_ba
 	if (!lat)
 		return -ENOMEM;
 	json_array_foreach(events, i, e) {
-		if (!ev_client_interval(e) || !ev_num(e, "t_ms", &t) || t < from_ms || t >= to_ms)
+		if (!ev_of_workload(e, wl_id) || !ev_is(e, "type", "interval") ||
+		    !ev_is(e, "role", "client") || !ev_num(e, "t_ms", &t) || t < from_ms ||
+		    t >= to_ms)
 			continue;
 		if (!ev_num(e, "mbps", &v))
 			continue;

@@ -60,8 +60,16 @@ enum ev_verdict { EV_PASS, EV_FAIL, EV_INCONCLUSIVE, EV_CLEANUP_FAILED };
 const char *ev_verdict_name(enum ev_verdict v); /* "pass", "fail", ... */
 int ev_verdict_exit_code(enum ev_verdict v);	/* 0, 1, 2, 3 */
 
-/* Baseline from client `workload` `interval` events with t_ms in [from_ms, to_ms). */
+/* The wl_id of the drill's own workload; guard flows have others. */
+#define EV_WL_DRILL "stream"
+
+/*
+ * Baseline from the drill's workload's client `interval` events with t_ms in
+ * [from_ms, to_ms); ev_baseline_of() does the same for workload wl_id.
+ */
 int ev_baseline(const json_t *events, double from_ms, double to_ms, struct ev_baseline *b);
+int ev_baseline_of(const json_t *events, const char *wl_id, double from_ms, double to_ms,
+		   struct ev_baseline *b);
 
 /*
  * Detection: first event after injection matching one of expect->signals and

@@ -23,7 +23,18 @@ void guard_init(struct guard_state *gs, const struct sc_guard *g)
 
 void guard_describe(const struct sc_guard *g, char *buf, size_t len)
 {
-	if (g->kind == SC_GUARD_THROUGHPUT)
+	char rails[64] = "";
+	unsigned int i;
+
+	if (g->kind == SC_GUARD_THROUGHPUT && g->has_flow) {
+		for (i = 0; i < g->flow.nr_rails; i++)
+			snprintf(rails + strlen(rails), sizeof(rails) - strlen(rails), "%s%d",
+				 i ? "," : "", g->flow.rails[i]);
+		snprintf(buf, len,
+			 "throughput of the bystander flow %s -> %s (rail %s) below %.0f%% of its "
+			 "baseline for %.1f s",
+			 g->flow.from, g->flow.to, rails, 100 * g->min_ratio, g->for_ms / 1000.0);
+	} else if (g->kind == SC_GUARD_THROUGHPUT)
 		snprintf(buf, len, "throughput below %.0f%% of baseline for %.1f s",
 			 100 * g->min_ratio, g->for_ms / 1000.0);
 	else
@@ -75,9 +86,10 @@ bool guard_sample(struct guard_state *gs, double t_ms, double mbps)
 		gs->below_since_ms = t_ms;
 	if (t_ms - gs->below_since_ms >= (double)g->for_ms)
 		return guard_trip(gs, t_ms,
-				  "the workload stayed below %.2f MB/s (%.0f%% of the %.2f MB/s "
+				  "the %s stayed below %.2f MB/s (%.0f%% of the %.2f MB/s "
 				  "baseline) from %.1f s to %.1f s",
-				  floor, 100 * g->min_ratio, gs->baseline_mbps,
+				  g->has_flow ? "bystander flow" : "workload", floor,
+				  100 * g->min_ratio, gs->baseline_mbps,
 				  gs->below_since_ms / 1000.0, t_ms / 1000.0);
 	return false;
 }
@@ -185,9 +197,10 @@ bool guard_poll(struct guard_state *gs, double now_ms)
 		return guard_probe_poll(gs, now_ms);
 	/* A workload that stops reporting is as far below the floor as one that reports 0. */
 	if (now_ms - gs->last_sample_ms >= (double)g->for_ms)
-		return guard_trip(
-		    gs, now_ms, "no workload throughput sample for %.1f s (since %.1f s)",
-		    (now_ms - gs->last_sample_ms) / 1000.0, gs->last_sample_ms / 1000.0);
+		return guard_trip(gs, now_ms, "no %s throughput sample for %.1f s (since %.1f s)",
+				  g->has_flow ? "bystander flow" : "workload",
+				  (now_ms - gs->last_sample_ms) / 1000.0,
+				  gs->last_sample_ms / 1000.0);
 	return false;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coordinator/guard.h"
 #include "coordinator/plan.h"
 #include "injectors/injector.h"
 
@@ -136,6 +137,32 @@ static void plan_target(FILE *f, const struct sc_target *t)
 		fprintf(f, "device %s port %d", t->device, t->port);
 }
 
+/*
+ * A guard flow is meant to be a flow the faults are not aimed at. One that
+ * crosses a fault's target will see that fault; say so, since the guard will
+ * then trip by design (which is what the lab's guard test wants).
+ */
+static void plan_print_flow_overlap(FILE *f, const struct scenario *sc, unsigned int gi)
+{
+	const struct sc_workload *w = &sc->safety.guards[gi].flow;
+	unsigned int i, r;
+
+	for (i = 0; i < sc->nr_faults; i++) {
+		const struct sc_target *t = &sc->faults[i].target;
+		bool on_node = !strcmp(t->node, w->from) || !strcmp(t->node, w->to);
+		bool on_rail = t->rail < 0; /* a netdev or device: its rail is not known here */
+
+		for (r = 0; r < w->nr_rails; r++)
+			on_rail |= w->rails[r] == t->rail;
+		if (on_node && on_rail)
+			fprintf(f,
+				"             note: guard %u's flow %s fault %s's target (%s); the "
+				"guard will see that fault\n",
+				gi, t->rail < 0 ? "may cross" : "crosses", sc->faults[i].name,
+				t->node);
+	}
+}
+
 static void plan_print_safety(FILE *f, const struct scenario *sc)
 {
 	const struct sc_safety *s = &sc->safety;
@@ -166,17 +193,19 @@ static void plan_print_safety(FILE *f, const struct scenario *sc)
 	}
 	for (i = 0; i < s->nr_guards; i++) {
 		const struct sc_guard *g = &s->guards[i];
+		char what[256];
 
-		if (g->kind == SC_GUARD_THROUGHPUT)
+		if (g->kind == SC_GUARD_TCP_PROBE) {
 			fprintf(f,
-				"             guard: abort if the workload stays below %.0f%% of "
-				"baseline for %.1f s\n",
-				100 * g->min_ratio, g->for_ms / 1000.0);
-		else
-			fprintf(f,
-				"             guard: abort if %u TCP connect(s) in a row to %s "
+				"             guard %u: abort if %u TCP connect(s) in a row to %s "
 				"fail (one every %.1f s)\n",
-				g->failures, g->address, g->every_ms / 1000.0);
+				i, g->failures, g->address, g->every_ms / 1000.0);
+			continue;
+		}
+		guard_describe(g, what, sizeof(what));
+		fprintf(f, "             guard %u: abort on %s\n", i, what);
+		if (g->has_flow)
+			plan_print_flow_overlap(f, sc, i);
 	}
 }
 

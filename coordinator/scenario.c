@@ -346,79 +346,73 @@ static int get_rail(struct pctx *c, const yaml_node_t *n, const char *path, int 
 	return 0;
 }
 
-static int parse_qp(struct pctx *c, yaml_node_t *qp, struct sc_workload *w)
+static int parse_qp(struct pctx *c, yaml_node_t *qp, const char *wpath, struct sc_workload *w)
 {
 	static const char *const keys[] = {"timeout", "retry_cnt", NULL};
+	char path[YD_PATH_LEN], kpath[YD_PATH_LEN];
 	yaml_node_t *n;
 	uint64_t v = 0;
 	int ret;
 
-	if ((ret = yd_want_map(c->d, qp, "workload.qp")) ||
-	    (ret = yd_check_keys(c->d, qp, "workload.qp", keys)))
+	yd_join(path, wpath, "qp");
+	if ((ret = yd_want_map(c->d, qp, path)) || (ret = yd_check_keys(c->d, qp, path, keys)))
 		return ret;
 	if ((n = yd_map_get(c->d, qp, "timeout"))) {
-		if ((ret = yd_get_uint(c->d, n, "workload.qp.timeout", 0, 31, &v)))
+		yd_join(kpath, path, "timeout");
+		if ((ret = yd_get_uint(c->d, n, kpath, 0, 31, &v)))
 			return ret;
 		if (v == 0)
 			return yd_fail(
-			    c->d, n, "workload.qp.timeout",
+			    c->d, n, kpath,
 			    "0 disables the retransmit timer, so one lost packet hangs the QP "
 			    "forever; use 1..31 (the period is 4.096 us x 2^timeout, 14 is "
 			    "about 67 ms)");
 		w->qp_timeout = (unsigned int)v;
 	}
 	if ((n = yd_map_get(c->d, qp, "retry_cnt"))) {
-		if ((ret = yd_get_uint(c->d, n, "workload.qp.retry_cnt", 0, 7, &v)))
+		yd_join(kpath, path, "retry_cnt");
+		if ((ret = yd_get_uint(c->d, n, kpath, 0, 7, &v)))
 			return ret;
 		if (v == 7 && c->sc->lab)
-			return yd_fail(c->d, n, "workload.qp.retry_cnt",
+			return yd_fail(c->d, n, kpath,
 				       "7 makes Soft-RoCE retry forever; use 0..6 in the lab");
 		w->qp_retry_cnt = (unsigned int)v;
 	}
 	return 0;
 }
 
-static int parse_rails(struct pctx *c, yaml_node_t *seq, struct sc_workload *w)
+static int parse_rails(struct pctx *c, yaml_node_t *seq, const char *wpath, struct sc_workload *w)
 {
-	char path[YD_PATH_LEN];
+	char path[YD_PATH_LEN], ipath[YD_PATH_LEN];
 	unsigned int i, j, nr;
 	int ret;
 
-	if ((ret = yd_want_seq(c->d, seq, "workload.rails")))
+	yd_join(path, wpath, "rails");
+	if ((ret = yd_want_seq(c->d, seq, path)))
 		return ret;
 	nr = (unsigned int)yd_seq_len(seq);
 	if (!nr)
-		return yd_fail(c->d, seq, "workload.rails",
-			       "is empty; list at least one rail, e.g. [0, 1]");
+		return yd_fail(c->d, seq, path, "is empty; list at least one rail, e.g. [0, 1]");
 	if (nr > SC_MAX_RAILS)
-		return yd_fail(c->d, seq, "workload.rails", "lists %u rails; at most %d", nr,
-			       SC_MAX_RAILS);
+		return yd_fail(c->d, seq, path, "lists %u rails; at most %d", nr, SC_MAX_RAILS);
 	for (i = 0; i < nr; i++) {
 		yaml_node_t *n = yd_seq_item(c->d, seq, i);
 
-		yd_join_idx(path, "workload.rails", i);
-		if ((ret = get_rail(c, n, path, &w->rails[i])))
+		yd_join_idx(ipath, path, i);
+		if ((ret = get_rail(c, n, ipath, &w->rails[i])))
 			return ret;
 		for (j = 0; j < i; j++)
 			if (w->rails[j] == w->rails[i])
-				return yd_fail(c->d, n, path, "rail %d is listed twice",
+				return yd_fail(c->d, n, ipath, "rail %d is listed twice",
 					       w->rails[i]);
 	}
 	w->nr_rails = nr;
 	return 0;
 }
 
-static int parse_workload(struct pctx *c, yaml_node_t *wl)
+static void workload_defaults(struct sc_workload *w)
 {
-	static const char *const keys[] = {"kind",     "from",	      "to",    "op",
-					   "msg_size", "queue_depth", "rails", "qp",
-					   "interval", "port",	      NULL};
-	struct sc_workload *w = &c->sc->workload;
-	char buf[64];
-	yaml_node_t *n;
-	uint64_t v = 0;
-	int ret;
-
+	memset(w, 0, sizeof(*w));
 	strcpy(w->kind, "rdma_stream");
 	w->op = SC_OP_WRITE;
 	w->msg_size = 64 * 1024;
@@ -429,80 +423,111 @@ static int parse_workload(struct pctx *c, yaml_node_t *wl)
 	w->qp_retry_cnt = 6;
 	w->interval_ms = 100;
 	w->port = 18515;
+}
 
-	if ((ret = yd_want_map(c->d, wl, "workload")) ||
-	    (ret = yd_check_keys(c->d, wl, "workload", keys)))
+/*
+ * A workload map at path into w, which holds the defaults. from and to are
+ * required unless w already names them (a guard's flow inherits the drill's).
+ */
+static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
+			      struct sc_workload *w)
+{
+	static const char *const keys[] = {"kind",     "from",	      "to",    "op",
+					   "msg_size", "queue_depth", "rails", "qp",
+					   "interval", "port",	      NULL};
+	char buf[64], kpath[YD_PATH_LEN];
+	yaml_node_t *n;
+	uint64_t v = 0;
+	int ret;
+
+	if ((ret = yd_want_map(c->d, wl, path)) || (ret = yd_check_keys(c->d, wl, path, keys)))
 		return ret;
 	if ((n = yd_map_get(c->d, wl, "kind"))) {
-		if ((ret = yd_get_text(c->d, n, "workload.kind", w->kind, sizeof(w->kind))))
+		yd_join(kpath, path, "kind");
+		if ((ret = yd_get_text(c->d, n, kpath, w->kind, sizeof(w->kind))))
 			return ret;
 		if (strcmp(w->kind, "rdma_stream"))
-			return yd_fail(c->d, n, "workload.kind",
-				       "\"%s\" is not a workload; use rdma_stream", w->kind);
+			return yd_fail(c->d, n, kpath, "\"%s\" is not a workload; use rdma_stream",
+				       w->kind);
 	}
-	if (!(n = yd_map_get(c->d, wl, "from")))
-		return missing(c, wl, "workload", "from",
-			       "name the client node, e.g. from: node-a");
-	if ((ret = yd_get_text(c->d, n, "workload.from", w->from, sizeof(w->from))) ||
-	    (ret = check_node_ref(c, n, "workload.from", w->from)))
-		return ret;
-	if (!(n = yd_map_get(c->d, wl, "to")))
-		return missing(c, wl, "workload", "to", "name the server node, e.g. to: node-b");
-	if ((ret = yd_get_text(c->d, n, "workload.to", w->to, sizeof(w->to))) ||
-	    (ret = check_node_ref(c, n, "workload.to", w->to)))
-		return ret;
+	yd_join(kpath, path, "from");
+	if ((n = yd_map_get(c->d, wl, "from"))) {
+		if ((ret = yd_get_text(c->d, n, kpath, w->from, sizeof(w->from))) ||
+		    (ret = check_node_ref(c, n, kpath, w->from)))
+			return ret;
+	} else if (!w->from[0]) {
+		return missing(c, wl, path, "from", "name the client node, e.g. from: node-a");
+	}
+	yd_join(kpath, path, "to");
+	if ((n = yd_map_get(c->d, wl, "to"))) {
+		if ((ret = yd_get_text(c->d, n, kpath, w->to, sizeof(w->to))) ||
+		    (ret = check_node_ref(c, n, kpath, w->to)))
+			return ret;
+	} else if (!w->to[0]) {
+		return missing(c, wl, path, "to", "name the server node, e.g. to: node-b");
+	}
 	if (!strcmp(w->from, w->to))
 		return yd_fail(
-		    c->d, n, "workload.to",
+		    c->d, n ? n : wl, kpath,
 		    "\"%s\" is also the client (from); the stream needs two different nodes",
 		    w->to);
 	if ((n = yd_map_get(c->d, wl, "op"))) {
-		if ((ret = yd_get_text(c->d, n, "workload.op", buf, sizeof(buf))))
+		yd_join(kpath, path, "op");
+		if ((ret = yd_get_text(c->d, n, kpath, buf, sizeof(buf))))
 			return ret;
 		if (!strcmp(buf, "write"))
 			w->op = SC_OP_WRITE;
 		else if (!strcmp(buf, "send"))
 			w->op = SC_OP_SEND;
 		else
-			return yd_fail(c->d, n, "workload.op",
+			return yd_fail(c->d, n, kpath,
 				       "\"%s\" is not an operation; use write or send", buf);
 	}
 	if ((n = yd_map_get(c->d, wl, "msg_size"))) {
-		if ((ret = yd_want_scalar(c->d, n, "workload.msg_size")))
+		yd_join(kpath, path, "msg_size");
+		if ((ret = yd_want_scalar(c->d, n, kpath)))
 			return ret;
 		if (rc_parse_size(yd_scalar(n), &v))
-			return yd_fail(c->d, n, "workload.msg_size",
+			return yd_fail(c->d, n, kpath,
 				       "\"%s\" is not a size; write e.g. 4096, 64KiB, 1MiB",
 				       yd_scalar(n));
 		if (v < 64 || v > 16 * 1024 * 1024)
-			return yd_fail(c->d, n, "workload.msg_size",
-				       "%s is out of range; use 64 B..16 MiB", yd_scalar(n));
+			return yd_fail(c->d, n, kpath, "%s is out of range; use 64 B..16 MiB",
+				       yd_scalar(n));
 		w->msg_size = v;
 	}
 	if ((n = yd_map_get(c->d, wl, "queue_depth"))) {
-		if ((ret = yd_get_uint(c->d, n, "workload.queue_depth", 1, 1024, &v)))
+		yd_join(kpath, path, "queue_depth");
+		if ((ret = yd_get_uint(c->d, n, kpath, 1, 1024, &v)))
 			return ret;
 		w->queue_depth = (unsigned int)v;
 	}
-	if ((n = yd_map_get(c->d, wl, "rails")) && (ret = parse_rails(c, n, w)))
+	if ((n = yd_map_get(c->d, wl, "rails")) && (ret = parse_rails(c, n, path, w)))
 		return ret;
-	if ((n = yd_map_get(c->d, wl, "qp")) && (ret = parse_qp(c, n, w)))
+	if ((n = yd_map_get(c->d, wl, "qp")) && (ret = parse_qp(c, n, path, w)))
 		return ret;
 	if ((n = yd_map_get(c->d, wl, "interval"))) {
-		if ((ret = yd_get_duration(c->d, n, "workload.interval", &v)))
+		yd_join(kpath, path, "interval");
+		if ((ret = yd_get_duration(c->d, n, kpath, &v)))
 			return ret;
 		if (v < 10 || v > 10000)
-			return yd_fail(c->d, n, "workload.interval",
-				       "%s is out of range; use 10ms..10s",
+			return yd_fail(c->d, n, kpath, "%s is out of range; use 10ms..10s",
 				       rc_format_duration_ms(v, buf, sizeof(buf)));
 		w->interval_ms = v;
 	}
 	if ((n = yd_map_get(c->d, wl, "port"))) {
-		if ((ret = yd_get_uint(c->d, n, "workload.port", 1, 65535, &v)))
+		yd_join(kpath, path, "port");
+		if ((ret = yd_get_uint(c->d, n, kpath, 1, 65535, &v)))
 			return ret;
 		w->port = (uint16_t)v;
 	}
 	return 0;
+}
+
+static int parse_workload(struct pctx *c, yaml_node_t *wl)
+{
+	workload_defaults(&c->sc->workload);
+	return parse_workload_map(c, wl, "workload", &c->sc->workload);
 }
 
 static int parse_steady(struct pctx *c, yaml_node_t *ss)
@@ -1060,9 +1085,52 @@ static int parse_blast_radius(struct pctx *c, yaml_node_t *m, struct sc_safety *
 	return 0;
 }
 
+static bool same_rails(const struct sc_workload *a, const struct sc_workload *b)
+{
+	unsigned int i, j;
+
+	if (a->nr_rails != b->nr_rails)
+		return false;
+	for (i = 0; i < a->nr_rails; i++) {
+		for (j = 0; j < b->nr_rails && b->rails[j] != a->rails[i]; j++)
+			;
+		if (j == b->nr_rails)
+			return false;
+	}
+	return true;
+}
+
+/* A throughput guard's own bystander stream (safety.guards[i].flow). */
+static int parse_guard_flow(struct pctx *c, yaml_node_t *n, const char *gpath, unsigned int idx,
+			    struct sc_guard *g)
+{
+	const struct sc_workload *main_wl = &c->sc->workload;
+	char path[YD_PATH_LEN];
+	int ret;
+
+	yd_join(path, gpath, "flow");
+	g->flow = *main_wl;
+	g->flow.port = (uint16_t)(main_wl->port + 1 + idx);
+	if ((ret = parse_workload_map(c, n, path, &g->flow)))
+		return ret;
+	if (!strcmp(g->flow.from, main_wl->from) && !strcmp(g->flow.to, main_wl->to) &&
+	    same_rails(&g->flow, main_wl))
+		return yd_fail(c->d, n, path,
+			       "is the drill's own workload (same nodes, same rails); give it "
+			       "other rails or nodes, or drop flow to guard the workload itself");
+	if (!g->flow.port)
+		return yd_fail(c->d, n, path, "needs a port (port: N, 1..65535)");
+	if (g->flow.port == main_wl->port)
+		return yd_fail(c->d, n, path,
+			       "uses port %u, the drill's workload's; give it another port",
+			       g->flow.port);
+	g->has_flow = true;
+	return 0;
+}
+
 static int parse_guard(struct pctx *c, yaml_node_t *m, unsigned int idx, struct sc_guard *g)
 {
-	static const char *const tp_keys[] = {"kind", "min_ratio", "for", NULL};
+	static const char *const tp_keys[] = {"kind", "min_ratio", "for", "flow", NULL};
 	static const char *const probe_keys[] = {"kind", "address", "every", "failures", NULL};
 	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], kind[32];
 	yaml_node_t *n;
@@ -1098,6 +1166,8 @@ static int parse_guard(struct pctx *c, yaml_node_t *m, unsigned int idx, struct 
 		if ((n = yd_map_get(c->d, m, "for")) &&
 		    (ret = get_duration_pos(c, n, kpath, &g->for_ms)))
 			return ret;
+		if ((n = yd_map_get(c->d, m, "flow")))
+			return parse_guard_flow(c, n, path, idx, g);
 		return 0;
 	}
 	if (!strcmp(kind, "tcp_probe")) {
@@ -1163,9 +1233,25 @@ static int parse_safety(struct pctx *c, yaml_node_t *m)
 		return yd_fail(c->d, n, "safety.guards", "lists %u guards; at most %d", nr,
 			       SC_MAX_GUARDS);
 	for (i = 0; i < nr; i++) {
-		if ((ret = parse_guard(c, yd_seq_item(c->d, n, i), i, &s->guards[i])))
+		yaml_node_t *gm = yd_seq_item(c->d, n, i);
+		unsigned int j;
+
+		if ((ret = parse_guard(c, gm, i, &s->guards[i])))
 			return ret;
 		s->nr_guards = i + 1;
+		for (j = 0; s->guards[i].has_flow && j < i; j++) {
+			const struct sc_workload *a = &s->guards[j].flow, *b = &s->guards[i].flow;
+			char path[YD_PATH_LEN];
+
+			if (!s->guards[j].has_flow || a->port != b->port || strcmp(a->to, b->to))
+				continue;
+			yd_join_idx(path, "safety.guards", i);
+			return yd_fail(
+			    c->d, gm, path,
+			    "its flow and guard %u's both listen on %s port %u; give one "
+			    "flow another port",
+			    j, b->to, b->port);
+		}
 	}
 	return 0;
 }

@@ -86,7 +86,8 @@ struct sc_expect {
 
 /* Abort guards: the drill stops and reverts everything when one trips. */
 enum sc_guard_kind {
-	SC_GUARD_THROUGHPUT, /* the workload below min_ratio of baseline for for_ms */
+	SC_GUARD_THROUGHPUT, /* the workload (or the guard's own flow) below min_ratio of
+			      * its baseline for for_ms */
 	SC_GUARD_TCP_PROBE,  /* `failures` TCP connects in a row to address fail */
 };
 
@@ -100,6 +101,14 @@ struct sc_guard {
 	char address[256];     /* tcp_probe: "host:port" */
 	uint64_t every_ms;     /* tcp_probe: one connect attempt this often */
 	unsigned int failures; /* tcp_probe: consecutive failures that trip it */
+	/*
+	 * throughput: a bystander stream the coordinator runs for this guard
+	 * alone, so the floor watches a flow the faults are not aimed at.
+	 * Unset fields come from the drill's workload; the port is its port
+	 * + 1 + the guard's index unless given.
+	 */
+	bool has_flow;
+	struct sc_workload flow;
 	int line;
 };
 

@@ -636,7 +636,10 @@ static void md_safety(FILE *f, const json_t *r)
 			json_integer_value(jget(s, "renewals.failed")));
 	md_blast_radius(f, jget(s, "blast_radius"));
 	json_array_foreach(jget(s, "guards"), i, g) {
-		fprintf(f, "- Guard %zu: abort on %s: ", i, jstr(g, "description") ?: "?");
+		fprintf(f, "- Guard %zu: abort on %s", i, jstr(g, "description") ?: "?");
+		if (jnum(g, "flow.baseline_mbps", &v))
+			fprintf(f, " (flow baseline %.2f MB/s)", v);
+		fputs(": ", f);
 		if (json_is_true(jget(g, "tripped")))
 			fprintf(f, "**tripped** at %.1f s: %s\n",
 				json_number_value(jget(g, "tripped_ms")) / 1000.0,

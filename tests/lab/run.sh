@@ -161,11 +161,13 @@ interrupted() {
 relab
 interrupted
 
-# A guard that trips must stop the drill, revert everything and fail it.
+# A guard on a bystander flow that trips must stop the drill, revert everything
+# and fail it; the guard on the drill's own (untouched) workload must hold.
 relab
 drill guard-trip tests/lab/drills/guard-trip.yaml 1 "${common_checks[@]}" \
 	'.verdict == "fail"' \
-	'.safety.aborted_by == 0 and .safety.guards[0].tripped' \
+	'.safety.aborted_by == 1 and .safety.guards[1].tripped and (.safety.guards[0].tripped | not)' \
+	'.safety.guards[1].flow.wl_id == "guard-1" and .safety.guards[1].flow.baseline_mbps > 0' \
 	'.faults[0].reverted_ms != null and .faults[0].reverted_ms < 20000'
 
 # Nothing left behind by any drill: every rail up on every node.

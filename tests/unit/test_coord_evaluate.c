@@ -225,6 +225,59 @@ static void test_link_down_failover(void **state)
 	json_decref(ev);
 }
 
+/*
+ * A guard's bystander flow (wl_id guard-0) slows to a crawl and errors early,
+ * but only the drill's own workload counts for baseline, detection, isolation
+ * and recovery; the flow has its own baseline.
+ */
+static void test_guard_flow_events_apart(void **state)
+{
+	json_t *ev = load_stream("link-down-failover.jsonl"), *e, *flow = json_array();
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20003.1, 30004.2);
+	struct ev_fault_result r;
+	struct ev_baseline b;
+	char reasons[1024];
+	size_t i;
+
+	json_array_foreach(ev, i, e) {
+		const char *type = json_string_value(json_object_get(e, "type"));
+		json_t *c;
+
+		if (!type || strcmp(type, "interval"))
+			continue;
+		c = json_deep_copy(e);
+		json_object_set_new(c, "wl_id", json_string("guard-0"));
+		json_object_set_new(c, "mbps", json_real(1.5));
+		json_array_append_new(flow, c);
+	}
+	assert_true(json_array_size(flow) > 20);
+	json_array_extend(ev, flow);
+	json_decref(flow);
+	/* a flow error right after injection must not be the drill's detection */
+	json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:s,s:s,s:i,s:f}", "kind", "workload",
+					    "type", "error", "wl_id", "guard-0", "role", "client",
+					    "node", "node-a", "rail", 0, "t_ms", 20004.0));
+	/* events of the drill's workload may carry its wl_id too */
+	json_object_set_new(json_array_get(ev, 0), "wl_id", json_string(EV_WL_DRILL));
+
+	assert_int_equal(ev_baseline(ev, 5000, 15000, &b), 0);
+	assert_int_equal(b.samples, 20);
+	assert_ms(b.throughput_mbps, 64.0);
+	assert_int_equal(ev_baseline_of(ev, "guard-0", 5000, 15000, &b), 0);
+	assert_int_equal(b.samples, 20);
+	assert_ms(b.throughput_mbps, 1.5);
+	assert_int_equal(ev_baseline_of(ev, "guard-1", 5000, 15000, &b), -ENODATA);
+
+	x.signals[0] = SC_SIG_WORKLOAD_ERROR;
+	x.nr_signals = 1;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_ms(r.detection.ms, 485.8);
+	assert_ms(r.isolation.ms, 487.1);
+	assert_ms(r.recovery.ms, 1009.2);
+	json_decref(ev);
+}
+
 static void test_impossible_recovery(void **state)
 {
 	json_t *ev = load_stream("link-down-failover.jsonl");
@@ -507,6 +560,7 @@ int main(void)
 	    cmocka_unit_test(test_verdict_names),
 	    cmocka_unit_test(test_baseline),
 	    cmocka_unit_test(test_link_down_failover),
+	    cmocka_unit_test(test_guard_flow_events_apart),
 	    cmocka_unit_test(test_impossible_recovery),
 	    cmocka_unit_test(test_workload_dies),
 	    cmocka_unit_test(test_drill_too_short),

@@ -114,6 +114,75 @@ static void test_parse_errors(void **state)
 	    "safety.guards[0].min_ratio: unknown key");
 }
 
+/* A guard's bystander flow inherits the drill's workload and gets its own port. */
+static void test_parse_flow(void **state)
+{
+	static const char text[] =
+	    HEAD "safety:\n"
+		 "  guards:\n"
+		 "    - {kind: tcp_probe, address: \"127.0.0.1:9\"}\n"
+		 "    - kind: throughput\n"
+		 "      min_ratio: 0.3\n"
+		 "      flow: {from: node-c, to: node-d, rails: [1], queue_depth: 4}\n"
+		 "    - {kind: throughput, min_ratio: 0.2, flow: {rails: [1]}}\n";
+	struct scenario sc;
+	const struct sc_guard *g;
+	char err[512] = "", what[256];
+
+	assert_int_equal(parse(text, &sc, err, sizeof(err)), 0);
+	g = &sc.safety.guards[1];
+	assert_true(g->has_flow);
+	assert_string_equal(g->flow.from, "node-c");
+	assert_string_equal(g->flow.to, "node-d");
+	assert_int_equal(g->flow.nr_rails, 1);
+	assert_int_equal(g->flow.rails[0], 1);
+	assert_int_equal(g->flow.queue_depth, 4);
+	assert_int_equal(g->flow.msg_size, sc.workload.msg_size);
+	assert_int_equal(g->flow.port, sc.workload.port + 2);
+	g = &sc.safety.guards[2];
+	assert_true(g->has_flow);
+	assert_string_equal(g->flow.from, "node-a");
+	assert_string_equal(g->flow.to, "node-b");
+	assert_int_equal(g->flow.port, sc.workload.port + 3);
+	assert_false(sc.safety.guards[0].has_flow);
+	guard_describe(g, what, sizeof(what));
+	assert_string_equal(what, "throughput of the bystander flow node-a -> node-b (rail 1) "
+				  "below 20% of its baseline for 5.0 s");
+	scenario_free(&sc);
+}
+
+static void test_parse_flow_errors(void **state)
+{
+	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
+		     "{rails: [0, 1]}}\n",
+		     "s.yaml:14: safety.guards[0].flow: is the drill's own workload");
+	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
+		     "{rails: [1, 0]}}\n",
+		     "safety.guards[0].flow: is the drill's own workload");
+	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
+		     "{rails: [2]}}\n",
+		     "safety.guards[0].flow.rails[0]: rail 2 does not exist in a 2-rail lab");
+	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
+		     "{to: node-z, rails: [1]}}\n",
+		     "safety.guards[0].flow.to: \"node-z\" is not a node of this drill");
+	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
+		     "{to: node-a, rails: [1]}}\n",
+		     "safety.guards[0].flow.to: \"node-a\" is also the client");
+	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
+		     "{rails: [1], port: 18515}}\n",
+		     "safety.guards[0].flow: uses port 18515, the drill's workload's");
+	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
+		     "{rails: [1], speed: 3}}\n",
+		     "safety.guards[0].flow.speed: unknown key");
+	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
+		     "{rails: [1], port: 9000}}\n"
+		     "    - {kind: throughput, min_ratio: 0.2, flow: {from: node-c, rails: [1], "
+		     "port: 9000}}\n",
+		     "safety.guards[1]: its flow and guard 0's both listen on node-b port 9000");
+	expect_error("safety:\n  guards:\n    - {kind: tcp_probe, address: \"h:1\", flow: {}}\n",
+		     "safety.guards[0].flow: unknown key");
+}
+
 static void expect_blast(const char *radius, int ret, const char *want)
 {
 	char text[4096], err[512] = "";
@@ -218,6 +287,8 @@ int main(void)
 	    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_parse_full),
 	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_parse_flow),
+	    cmocka_unit_test(test_parse_flow_errors),
 	    cmocka_unit_test(test_blast_radius),
 	    cmocka_unit_test(test_guard_throughput),
 	    cmocka_unit_test(test_guard_throughput_silence),
