@@ -110,11 +110,23 @@ static void drill_print_event(json_t *ev, void *arg)
 			json_string_value(json_object_get(ev, "device")) ?: "?",
 			json_integer_value(json_object_get(ev, "port")),
 			json_string_value(json_object_get(ev, "event")) ?: "?");
+	else if (!strcmp(kind, "fault") && json_is_integer(json_object_get(ev, "qpn")))
+		fprintf(stderr,
+			"  %+8.1fs %s fault %s: QP %lld is %s (seen through RDMA netlink)\n", t,
+			node, json_string_value(json_object_get(ev, "fault_id")) ?: "?",
+			json_integer_value(json_object_get(ev, "qpn")),
+			json_string_value(json_object_get(ev, "state")) ?: "?");
 	else if (!strcmp(kind, "fault"))
 		fprintf(stderr, "  %+8.1fs %s fault %s: %s %s\n", t, node,
 			json_string_value(json_object_get(ev, "fault_id")) ?: "?",
 			json_string_value(json_object_get(ev, "action")) ?: "?",
 			json_string_value(json_object_get(ev, "netdev")) ?: "");
+	else if (!strcmp(kind, "pfc") && type && strcmp(type, "rx"))
+		fprintf(stderr, "  %+8.1fs %s pfc %s on %s priority %lld%s%s\n", t, node, type,
+			json_string_value(json_object_get(ev, "netdev")) ?: "?",
+			json_integer_value(json_object_get(ev, "priority")),
+			json_string_value(json_object_get(ev, "action")) ? " " : "",
+			json_string_value(json_object_get(ev, "action")) ?: "");
 	else if (!strcmp(kind, "workload") && type) {
 		const struct drill_flow *f = drill_flow_of(d, ev);
 		const char *wl = f && f->guard >= 0 ? f->wl_id : "workload";
@@ -138,8 +150,30 @@ static void drill_print_event(json_t *ev, void *arg)
 				json_integer_value(json_object_get(ev, "exit_status")),
 				json_is_true(json_object_get(ev, "killed")) ? ", killed" : "");
 		else if (!strcmp(type, "stall"))
-			fprintf(stderr, "  %+8.1fs %s %s stalled: no healthy rail (%s)\n", t, node,
-				wl, json_string_value(json_object_get(ev, "reason")) ?: "?");
+			fprintf(stderr, "  %+8.1fs %s %s stalled: %s\n", t, node, wl,
+				json_string_value(json_object_get(ev, "reason")) ?: "?");
+		else if (!strcmp(type, "resume"))
+			fprintf(stderr, "  %+8.1fs %s %s resumed after %lld ms\n", t, node, wl,
+				json_integer_value(json_object_get(ev, "stalled_ms")));
+		else if (!strcmp(type, "mr_error"))
+			fprintf(
+			    stderr,
+			    "  %+8.1fs %s %s memory registration failed (%s, attempt %lld): %s; "
+			    "retry in %lld ms\n",
+			    t, node, wl, json_string_value(json_object_get(ev, "during")) ?: "?",
+			    json_integer_value(json_object_get(ev, "attempt")),
+			    json_string_value(json_object_get(ev, "error")) ?: "?",
+			    json_integer_value(json_object_get(ev, "retry_in_ms")));
+		else if (!strcmp(type, "mr_recovered"))
+			fprintf(stderr,
+				"  %+8.1fs %s %s memory registered again after %lld attempts (%lld "
+				"ms)\n",
+				t, node, wl, json_integer_value(json_object_get(ev, "attempts")),
+				json_integer_value(json_object_get(ev, "failed_ms")));
+		else if (!strcmp(type, "connected"))
+			fprintf(stderr, "  %+8.1fs %s %s connected rail %lld (QP %lld)\n", t, node,
+				wl, json_integer_value(json_object_get(ev, "rail")),
+				json_integer_value(json_object_get(ev, "qp_num")));
 	} else if (!strcmp(kind, "agent"))
 		fprintf(stderr, "  %+8.1fs %s agent: %s\n", t, node,
 			json_string_value(json_object_get(ev, "message")) ?: "?");
@@ -338,11 +372,35 @@ static json_t *drill_strings(const char *const *v, unsigned int n)
 	return a;
 }
 
+/*
+ * What the faults aimed at the drill's workload on node need from the way
+ * it is started: the verbs shim, its own cgroup (for rdma.max), or no
+ * CAP_IPC_LOCK (so RLIMIT_MEMLOCK binds). Set on the workload_start request.
+ */
+static void drill_workload_needs(struct drill *d, const char *node, json_t *req)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct sc_fault *sf = &d->sc.faults[i];
+		const char *mech = json_string_value(json_object_get(sf->params, "mechanism"));
+
+		if (!sf->target.workload[0] || strcmp(sf->target.node, node) || !mech)
+			continue;
+		if (!strcmp(mech, "shim"))
+			json_object_set_new(req, "shim", json_true());
+		else if (!strcmp(mech, "cgroup"))
+			json_object_set_new(req, "cgroup", json_true());
+		else if (!strcmp(mech, "memlock"))
+			json_object_set_new(req, "no_ipc_lock", json_true());
+	}
+}
+
 /* Starts a flow's server, waits until it listens, then starts its client. */
 static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 {
 	const struct sc_workload *w = f->w;
-	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512], what[48];
+	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512], what[48], churn[32];
 	const char *sargs[16], *cargs[24];
 	struct fl_agent *srv = fleet_find(&d->fl, w->to), *cli = fleet_find(&d->fl, w->from);
 	json_t *req, *res = NULL;
@@ -393,9 +451,16 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 	cargs[nc++] = num[4];
 	cargs[nc++] = "--retry-cnt";
 	cargs[nc++] = num[5];
+	if (w->mr_churn_ms) {
+		snprintf(churn, sizeof(churn), "%llums", (unsigned long long)w->mr_churn_ms);
+		cargs[nc++] = "--mr-churn";
+		cargs[nc++] = churn;
+	}
 
 	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", f->wl_id,
 			"stop_on_close", 1, "role", "server", "args", drill_strings(sargs, ns));
+	if (f->guard < 0)
+		drill_workload_needs(d, w->to, req);
 	ret = fleet_call(&d->fl, srv, req, DRILL_CALL_MS, &res, err, sizeof(err));
 	json_decref(req);
 	json_decref(res);
@@ -433,6 +498,8 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 		d->fl.t0_ns = rc_now_ns();
 	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", f->wl_id,
 			"stop_on_close", 1, "role", "client", "args", drill_strings(cargs, nc));
+	if (f->guard < 0)
+		drill_workload_needs(d, w->from, req);
 	ret = fleet_call(&d->fl, cli, req, DRILL_CALL_MS, &res, err, sizeof(err));
 	json_decref(req);
 	json_decref(res);
@@ -510,6 +577,10 @@ static const char *drill_device_of(struct drill *d, const char *node, const char
 
 static json_t *drill_target_json(const struct sc_target *t)
 {
+	if (t->workload[0] && t->rail >= 0)
+		return json_pack("{s:s,s:i}", "workload", DRILL_WL_ID, "rail", t->rail);
+	if (t->workload[0])
+		return json_pack("{s:s}", "workload", DRILL_WL_ID);
 	if (t->rail >= 0)
 		return json_pack("{s:i}", "rail", t->rail);
 	if (t->netdev[0])
@@ -552,7 +623,12 @@ static void drill_inject(struct drill *d, struct drill_fault *f)
 	if (f->ev.rail < 0 && json_is_integer(json_object_get(res, "rail")))
 		f->ev.rail = (int)json_integer_value(json_object_get(res, "rail"));
 	fprintf(stderr, "  %+8.1fs %s injected %s on %s (%s)\n", f->ev.injected_ms / 1000.0,
-		sf->target.node, sf->injector, f->ev.netdev, sf->name);
+		sf->target.node, sf->injector,
+		sf->target.workload[0] && !f->ev.netdev[0] ? "the workload" : f->ev.netdev,
+		sf->name);
+	if (json_string_value(json_object_get(res, "note")))
+		fprintf(stderr, "  %+8.1fs note: %s\n", f->ev.injected_ms / 1000.0,
+			json_string_value(json_object_get(res, "note")));
 }
 
 static void drill_revert(struct drill *d, struct drill_fault *f)
@@ -950,7 +1026,7 @@ int drill_run(const struct drill_opts *o)
 
 			f->w = &d->sc.safety.guards[i].flow;
 			f->guard = (int)i;
-			snprintf(f->wl_id, sizeof(f->wl_id), "guard-%u", i);
+			snprintf(f->wl_id, sizeof(f->wl_id), "guard-%u", i % SC_MAX_GUARDS);
 		}
 	}
 

@@ -232,6 +232,8 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 		const struct sc_fault *sf = f->ev.decl;
 		json_t *fj, *tgt = json_pack("{s:s}", "node", sf->target.node);
 
+		if (sf->target.workload[0])
+			json_object_set_new(tgt, "workload", json_string(sf->target.workload));
 		if (sf->target.rail >= 0)
 			json_object_set_new(tgt, "rail", json_integer(sf->target.rail));
 		if (f->ev.netdev[0])
@@ -246,6 +248,12 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 			json_object_set_new(fj, "injected_ms", json_real(f->ev.injected_ms));
 			json_object_set_new(
 			    fj, "prior", json_incref(json_object_get(f->inject_result, "prior")));
+			/* where the mechanism is real and where it is not, in the injector's words
+			 */
+			if (json_is_string(json_object_get(f->inject_result, "note")))
+				json_object_set_new(
+				    fj, "note",
+				    json_incref(json_object_get(f->inject_result, "note")));
 		} else {
 			json_object_set_new(fj, "injected_ms", json_null());
 			json_object_set_new(fj, "error", json_string(f->error));

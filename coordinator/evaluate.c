@@ -249,9 +249,26 @@ static bool match_signal(enum sc_signal s, const json_t *e, const struct ev_faul
 		       counter_is_error(json_string_value(json_object_get(e, "name"))) &&
 		       (!f->device[0] || ev_is(e, "device", f->device));
 	case SC_SIG_ISOLATION:
+		/* A fault on the process itself (no rail): moving off any rail isolates it. */
+		if (f->rail < 0 && f->decl && f->decl->target.workload[0])
+			return ev_workload(e, "rail_down") || ev_workload(e, "failover");
 		return f->rail >= 0 &&
 		       ((ev_workload(e, "rail_down") && ev_int_is(e, "rail", f->rail)) ||
 			(ev_workload(e, "failover") && ev_int_is(e, "from_rail", f->rail)));
+	case SC_SIG_MR_ERROR:
+		return ev_workload(e, "mr_error");
+	case SC_SIG_QP_STATE:
+		return ev_is(e, "kind", "fault") && ev_is(e, "action", "qp_state") &&
+		       ev_is(e, "node", f->node) &&
+		       (ev_is(e, "state", "ERR") || ev_is(e, "state", "IBV_QPS_ERR"));
+	case SC_SIG_PFC_STORM:
+		/* the victim is the peer of the node that sends the storm */
+		return ev_is(e, "kind", "pfc") && ev_is(e, "type", "storm_detected");
+	case SC_SIG_PFC_PAUSE:
+		return ev_is(e, "kind", "pfc") && ev_is(e, "type", "rx") &&
+		       ev_num(e, "frames", &delta) && delta > 0;
+	case SC_SIG_STALL:
+		return ev_workload(e, "stall");
 	case SC_SIG__COUNT:
 		break;
 	}

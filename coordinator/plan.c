@@ -13,7 +13,9 @@
 /* What a fault takes out of service, for counting rails: "node/rail0". */
 static void plan_reach(const struct sc_target *t, char *buf, size_t len)
 {
-	if (t->rail >= 0)
+	if (t->workload[0] && t->rail < 0)
+		snprintf(buf, len, "%s/%s", t->node, t->workload); /* a process, not a rail */
+	else if (t->rail >= 0)
 		snprintf(buf, len, "%s/rail%d", t->node, t->rail);
 	else if (t->netdev[0])
 		snprintf(buf, len, "%s/%s", t->node, t->netdev);
@@ -61,7 +63,9 @@ static int plan_check_blast(const struct scenario *sc, char *err, size_t errlen)
 					new_rail = false;
 			}
 			nodes += new_node;
-			rails += new_rail;
+			/* a fault on a process alone takes no rail out of service */
+			rails += new_rail && !(sc->faults[j].target.workload[0] &&
+					       sc->faults[j].target.rail < 0);
 			if (off < sizeof(names))
 				off +=
 				    (size_t)snprintf(names + off, sizeof(names) - off, "%s%s (%s)",
@@ -129,7 +133,11 @@ int plan_check(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 static void plan_target(FILE *f, const struct sc_target *t)
 {
 	fprintf(f, "%s ", t->node);
-	if (t->rail >= 0)
+	if (t->workload[0] && t->rail >= 0)
+		fprintf(f, "workload %s (rail %d)", t->workload, t->rail);
+	else if (t->workload[0])
+		fprintf(f, "workload %s", t->workload);
+	else if (t->rail >= 0)
 		fprintf(f, "rail %d", t->rail);
 	else if (t->netdev[0])
 		fprintf(f, "netdev %s", t->netdev);
@@ -209,6 +217,38 @@ static void plan_print_safety(FILE *f, const struct scenario *sc)
 	}
 }
 
+/* What an operator must know before a fault runs: where a mechanism is real, what it needs. */
+static void plan_print_fault_notes(FILE *f, const struct scenario *sc, const struct sc_fault *ft)
+{
+	const char *mech = json_string_value(json_object_get(ft->params, "mechanism"));
+
+	if (!mech)
+		return;
+	if (!strcmp(ft->injector, "qp_error") && !strcmp(mech, "transport"))
+		fprintf(f,
+			"              note: drops RoCE packets (UDP 4791) in the kernel: real on "
+			"Soft-RoCE; offloaded hardware RoCE bypasses it, so there it does "
+			"nothing\n");
+	if (ft->target.workload[0] && !strcmp(mech, "shim"))
+		fprintf(f,
+			"              note: the workload on %s starts with the verbs shim "
+			"(LD_PRELOAD of librdmachaos-verbs.so)\n",
+			ft->target.node);
+	if (ft->target.workload[0] && !strcmp(mech, "cgroup"))
+		fprintf(f,
+			"              note: the workload on %s starts in its own cgroup "
+			"(rdma controller)\n",
+			ft->target.node);
+	if (ft->target.workload[0] && !strcmp(mech, "memlock"))
+		fprintf(f,
+			"              note: the workload on %s starts without CAP_IPC_LOCK, so "
+			"RLIMIT_MEMLOCK binds\n",
+			ft->target.node);
+	if (!strcmp(ft->injector, "mr_failure") && !sc->workload.mr_churn_ms)
+		fprintf(f, "              note: the workload registers memory only when it "
+			   "connects; set workload.mr_churn for a failure to bite while it runs\n");
+}
+
 void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 {
 	const struct sc_workload *w = &sc->workload;
@@ -255,6 +295,7 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 		plan_target(f, &ft->target);
 		fprintf(f, " params %s\n", params ? params : "{}");
 		free(params);
+		plan_print_fault_notes(f, sc, ft);
 		if (ft->duration_ms)
 			fprintf(f, "    %8.1fs  revert %s (restore the prior state, verify it)\n",
 				(ft->at_ms + ft->duration_ms) / 1000.0, ft->name);

@@ -10,7 +10,9 @@
  *
  * Nothing here talks to a node; the agents check injector parameters again.
  */
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include "common/units.h"
 #include "common/yamldoc.h"
 #include "coordinator/scenario.h"
+#include "injectors/injector.h"
 
 #define SC_LAB_MAX_NODES 26 /* node-a .. node-z */
 #define SC_LAB_MAX_RAILS 4
@@ -44,10 +47,21 @@ struct pctx {
 };
 
 static const char *const signal_names[SC_SIG__COUNT] = {
-    [SC_SIG_WORKLOAD_ERROR] = "workload_error", [SC_SIG_PORT_EVENT] = "port_event",
-    [SC_SIG_LINK_EVENT] = "link_event",		[SC_SIG_COUNTER] = "counter",
+    [SC_SIG_WORKLOAD_ERROR] = "workload_error",
+    [SC_SIG_PORT_EVENT] = "port_event",
+    [SC_SIG_LINK_EVENT] = "link_event",
+    [SC_SIG_COUNTER] = "counter",
     [SC_SIG_ISOLATION] = "isolation",
+    [SC_SIG_MR_ERROR] = "mr_error",
+    [SC_SIG_QP_STATE] = "qp_state",
+    [SC_SIG_PFC_STORM] = "pfc_storm",
+    [SC_SIG_PFC_PAUSE] = "pfc_pause",
+    [SC_SIG_STALL] = "stall",
 };
+
+#define SC_SIGNAL_NAMES                                                                            \
+	"workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, "         \
+	"pfc_storm, pfc_pause, stall"
 
 const char *sc_signal_name(enum sc_signal s)
 {
@@ -93,6 +107,12 @@ struct param_spec {
 struct inj_spec {
 	const char *name;
 	bool needs_duration; /* without `duration` the fault would never end */
+	/*
+	 * Parameters go to the agent as written (scalars typed by their YAML
+	 * form, lists as arrays) and are checked here by the injector's own
+	 * validate(), the same function the agent runs: no second table.
+	 */
+	bool by_injector;
 	const struct param_spec *params;
 	unsigned int nr_params; /* <= SC_MAX_PARAMS */
 	/*
@@ -119,10 +139,15 @@ static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, c
 			   const uint64_t *vals, const bool *given, struct sc_fault *f);
 
 static const struct inj_spec inj_specs[] = {
-    {"link_down", true, NULL, 0, NULL},
-    {"port_flap", false, port_flap_params, sizeof(port_flap_params) / sizeof(port_flap_params[0]),
-     port_flap_check},
+    {"link_down", true, false, NULL, 0, NULL},
+    {"port_flap", false, false, port_flap_params,
+     sizeof(port_flap_params) / sizeof(port_flap_params[0]), port_flap_check},
+    {"qp_error", false, true, NULL, 0, NULL},
+    {"pfc_storm", true, true, NULL, 0, NULL},
+    {"mr_failure", true, true, NULL, 0, NULL},
 };
+
+#define SC_INJECTOR_NAMES "link_down, port_flap, qp_error, pfc_storm or mr_failure"
 
 static const struct inj_spec *inj_spec_find(const char *name)
 {
@@ -432,9 +457,9 @@ static void workload_defaults(struct sc_workload *w)
 static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 			      struct sc_workload *w)
 {
-	static const char *const keys[] = {"kind",     "from",	      "to",    "op",
-					   "msg_size", "queue_depth", "rails", "qp",
-					   "interval", "port",	      NULL};
+	static const char *const keys[] = {"kind",     "from",	      "to",	  "op",
+					   "msg_size", "queue_depth", "rails",	  "qp",
+					   "interval", "port",	      "mr_churn", NULL};
 	char buf[64], kpath[YD_PATH_LEN];
 	yaml_node_t *n;
 	uint64_t v = 0;
@@ -515,6 +540,16 @@ static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 				       rc_format_duration_ms(v, buf, sizeof(buf)));
 		w->interval_ms = v;
 	}
+	if ((n = yd_map_get(c->d, wl, "mr_churn"))) {
+		yd_join(kpath, path, "mr_churn");
+		if ((ret = yd_get_duration(c->d, n, kpath, &v)))
+			return ret;
+		if (v && (v < 100 || v > 3600000))
+			return yd_fail(c->d, n, kpath,
+				       "%s is out of range; use 100ms..1h (or 0: never)",
+				       rc_format_duration_ms(v, buf, sizeof(buf)));
+		w->mr_churn_ms = v;
+	}
 	if ((n = yd_map_get(c->d, wl, "port"))) {
 		yd_join(kpath, path, "port");
 		if ((ret = yd_get_uint(c->d, n, kpath, 1, 65535, &v)))
@@ -571,9 +606,10 @@ static int check_baseline(struct pctx *c, yaml_node_t *ss)
 
 static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struct sc_target *tg)
 {
-	static const char *const keys[] = {"node", "rail", "netdev", "device", "port", NULL};
+	static const char *const keys[] = {"node", "rail",     "netdev", "device",
+					   "port", "workload", NULL};
 	char path[YD_PATH_LEN], kpath[YD_PATH_LEN];
-	yaml_node_t *n, *rail, *netdev, *device;
+	yaml_node_t *n, *rail, *netdev, *device, *wl;
 	uint64_t v = 0;
 	int ret, nr_set;
 
@@ -591,12 +627,47 @@ static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struc
 	rail = yd_map_get(c->d, t, "rail");
 	netdev = yd_map_get(c->d, t, "netdev");
 	device = yd_map_get(c->d, t, "device");
+	if ((wl = yd_map_get(c->d, t, "workload"))) {
+		const struct sc_workload *w = &c->sc->workload;
+
+		yd_join(kpath, path, "workload");
+		if ((ret = yd_get_text(c->d, wl, kpath, tg->workload, sizeof(tg->workload))))
+			return ret;
+		if (strcmp(tg->workload, "stream"))
+			return yd_fail(
+			    c->d, wl, kpath,
+			    "\"%s\" is not a workload of this drill; the drill's workload "
+			    "is stream",
+			    tg->workload);
+		if (strcmp(tg->node, w->from) && strcmp(tg->node, w->to))
+			return yd_fail(c->d, wl, kpath,
+				       "the workload does not run on %s (its client is %s, its "
+				       "server %s)",
+				       tg->node, w->from, w->to);
+		if (netdev || device) {
+			yd_join(kpath, path, netdev ? "netdev" : "device");
+			return yd_fail(c->d, netdev ? netdev : device, kpath,
+				       "goes with workload only as rail: N (the rail whose "
+				       "netdev a mechanism needs)");
+		}
+		if (rail) {
+			yd_join(kpath, path, "rail");
+			if ((ret = get_rail(c, rail, kpath, &tg->rail)))
+				return ret;
+		}
+		if ((n = yd_map_get(c->d, t, "port"))) {
+			yd_join(kpath, path, "port");
+			return yd_fail(c->d, n, kpath,
+				       "only goes with device (an RDMA device's port)");
+		}
+		return 0;
+	}
 	nr_set = !!rail + !!netdev + !!device;
 	if (!nr_set)
 		return yd_fail(
 		    c->d, t, path,
-		    "says which node but not what on it; add one of rail: N, netdev: NAME "
-		    "or device: NAME (with port: N)");
+		    "says which node but not what on it; add one of rail: N, netdev: NAME, "
+		    "device: NAME (with port: N) or workload: stream");
 	if (nr_set > 1) {
 		yaml_node_t *second = device ? device : netdev;
 
@@ -635,6 +706,129 @@ static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struc
 }
 
 /* Injector parameters as JSON in table order, durations in milliseconds. */
+/* A plain YAML value as JSON: true/false, integers and numbers by their form, else text. */
+static json_t *yaml_to_json(struct pctx *c, yaml_node_t *n, const char *path, int depth)
+{
+	const char *v;
+	char *end;
+	json_t *out;
+	size_t i;
+
+	if (depth > 4) {
+		yd_fail(c->d, n, path, "is nested too deeply for a parameter");
+		return NULL;
+	}
+	if (n->type == YAML_SEQUENCE_NODE) {
+		out = json_array();
+		for (i = 0; out && i < yd_seq_len(n); i++) {
+			char ipath[YD_PATH_LEN];
+			json_t *item;
+
+			yd_join_idx(ipath, path, i);
+			item = yaml_to_json(c, yd_seq_item(c->d, n, i), ipath, depth + 1);
+			if (!item) {
+				json_decref(out);
+				return NULL;
+			}
+			json_array_append_new(out, item);
+		}
+		return out;
+	}
+	if (n->type != YAML_SCALAR_NODE || yd_want_scalar(c->d, n, path)) {
+		if (n->type != YAML_SCALAR_NODE)
+			yd_fail(c->d, n, path, "must be a value or a list of values");
+		return NULL;
+	}
+	v = yd_scalar(n);
+	if (n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return json_string(v);
+	if (!strcmp(v, "true") || !strcmp(v, "false"))
+		return json_boolean(!strcmp(v, "true"));
+	errno = 0;
+	if (*v && (isdigit((unsigned char)*v) || *v == '-')) {
+		long long ll = strtoll(v, &end, 0);
+
+		if (!*end && !errno)
+			return json_integer(ll);
+		double d = strtod(v, &end);
+
+		if (!*end && isfinite(d))
+			return json_real(d);
+	}
+	return json_string(v);
+}
+
+/* The injector's sentence, placed at the key it names when it names one. */
+static int params_fail(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *path,
+		       const char *msg)
+{
+	char kpath[YD_PATH_LEN];
+	yaml_node_pair_t *p;
+
+	for (p = pm ? pm->data.mapping.pairs.start : NULL; p && p < pm->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yd_node(c->d, p->key);
+		const char *hit;
+		size_t len;
+
+		if (k->type != YAML_SCALAR_NODE)
+			continue;
+		len = strlen(yd_scalar(k));
+		for (hit = strstr(msg, yd_scalar(k)); hit; hit = strstr(hit + 1, yd_scalar(k))) {
+			bool start =
+			    hit == msg || !(isalnum((unsigned char)hit[-1]) || hit[-1] == '_');
+			bool stop = !(isalnum((unsigned char)hit[len]) || hit[len] == '_');
+
+			if (start && stop) {
+				yd_join(kpath, path, yd_scalar(k));
+				return yd_fail(c->d, yd_node(c->d, p->value), kpath, "%s", msg);
+			}
+		}
+	}
+	return yd_fail(c->d, pm ? pm : fmap, path, "%s", msg);
+}
+
+static int parse_params_by_injector(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm,
+				    const char *fpath, const struct inj_spec *spec,
+				    struct sc_fault *f)
+{
+	const struct injector *inj = injector_find(spec->name);
+	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], msg[INJ_ERR_LEN];
+	yaml_node_pair_t *p;
+	int ret;
+
+	yd_join(path, fpath, "params");
+	f->params = json_object();
+	if (!f->params)
+		return -ENOMEM;
+	if (!inj)
+		return yd_fail(c->d, fmap, fpath, "%s is not built into this rdmachaos",
+			       spec->name);
+	if (pm) {
+		if ((ret = yd_want_map(c->d, pm, path)))
+			return ret;
+		for (p = pm->data.mapping.pairs.start; p < pm->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yd_node(c->d, p->key);
+			json_t *v;
+
+			if (k->type != YAML_SCALAR_NODE)
+				return yd_fail(c->d, k, path, "keys must be plain words");
+			yd_join(kpath, path, yd_scalar(k));
+			if (json_object_get(f->params, yd_scalar(k)))
+				return yd_fail(c->d, k, kpath, "given twice");
+			v = yaml_to_json(c, yd_node(c->d, p->value), kpath, 0);
+			if (!v)
+				return -EINVAL;
+			if (json_object_set_new(f->params, yd_scalar(k), v))
+				return -ENOMEM;
+		}
+	}
+	msg[0] = '\0';
+	if (inj->validate(f->params, msg, sizeof(msg)))
+		return params_fail(c, fmap, pm, path, msg[0] ? msg : "refused by the injector");
+	return 0;
+}
+
 static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
 			const struct inj_spec *spec, struct sc_fault *f)
 {
@@ -758,7 +952,9 @@ static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, c
 
 static void target_desc(const struct sc_target *t, char *buf, size_t len)
 {
-	if (t->rail >= 0)
+	if (t->workload[0])
+		snprintf(buf, len, "%s workload %s", t->node, t->workload);
+	else if (t->rail >= 0)
 		snprintf(buf, len, "%s rail %d", t->node, t->rail);
 	else if (t->netdev[0])
 		snprintf(buf, len, "%s netdev %s", t->node, t->netdev);
@@ -768,6 +964,9 @@ static void target_desc(const struct sc_target *t, char *buf, size_t len)
 
 static bool same_target(const struct sc_target *a, const struct sc_target *b)
 {
+	/* One process's faults share its shim and limits: one at a time, whatever the rail. */
+	if (a->workload[0] || b->workload[0])
+		return !strcmp(a->node, b->node) && !strcmp(a->workload, b->workload);
 	return !strcmp(a->node, b->node) && a->rail == b->rail && !strcmp(a->netdev, b->netdev) &&
 	       !strcmp(a->device, b->device) && (!a->device[0] || a->port == b->port);
 }
@@ -817,13 +1016,12 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 		    rc_format_duration_ms(sc->baseline_ms, b3, sizeof(b3)),
 		    rc_format_duration_ms(sc->warmup_ms + sc->baseline_ms, b4, sizeof(b4)));
 	if (!(n = yd_map_get(c->d, fm, "injector")))
-		return missing(c, fm, path, "injector", "use link_down or port_flap");
+		return missing(c, fm, path, "injector", "use " SC_INJECTOR_NAMES);
 	yd_join(kpath, path, "injector");
 	if ((ret = yd_get_text(c->d, n, kpath, f->injector, sizeof(f->injector))))
 		return ret;
 	if (!(spec = inj_spec_find(f->injector)))
-		return yd_fail(c->d, n, kpath,
-			       "\"%s\" is not an injector; use link_down or port_flap",
+		return yd_fail(c->d, n, kpath, "\"%s\" is not an injector; use " SC_INJECTOR_NAMES,
 			       f->injector);
 	if (!(n = yd_map_get(c->d, fm, "target")))
 		return missing(c, fm, path, "target",
@@ -835,10 +1033,13 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 		if ((ret = get_duration_pos(c, n, kpath, &f->duration_ms)))
 			return ret;
 	} else if (spec->needs_duration) {
-		return missing(c, fm, path, "duration",
-			       "link_down needs to know when to bring the link back up, e.g. "
-			       "duration: 10s");
+		snprintf(kpath, sizeof(kpath),
+			 "%s needs to know when to undo the fault, e.g. duration: 10s", spec->name);
+		return missing(c, fm, path, "duration", kpath);
 	}
+	if (spec->by_injector)
+		return parse_params_by_injector(c, fm, yd_map_get(c->d, fm, "params"), path, spec,
+						f);
 	return parse_params(c, fm, yd_map_get(c->d, fm, "params"), path, spec, f);
 }
 
@@ -909,10 +1110,8 @@ static int parse_signals(struct pctx *c, yaml_node_t *seq, struct sc_expect *e)
 		return ret;
 	nr = (unsigned int)yd_seq_len(seq);
 	if (!nr)
-		return yd_fail(
-		    c->d, seq, path0,
-		    "is empty; list what counts as detection: workload_error, port_event, "
-		    "link_event, counter, isolation");
+		return yd_fail(c->d, seq, path0,
+			       "is empty; list what counts as detection: " SC_SIGNAL_NAMES);
 	for (i = 0; i < nr; i++) {
 		yaml_node_t *n = yd_seq_item(c->d, seq, i);
 
@@ -921,8 +1120,7 @@ static int parse_signals(struct pctx *c, yaml_node_t *seq, struct sc_expect *e)
 			return ret;
 		if (sc_signal_parse(yd_scalar(n), &s))
 			return yd_fail(c->d, n, path,
-				       "\"%s\" is not a signal; use workload_error, port_event, "
-				       "link_event, counter or isolation",
+				       "\"%s\" is not a signal; use one of " SC_SIGNAL_NAMES,
 				       yd_scalar(n));
 		for (j = 0; j < e->nr_signals; j++)
 			if (e->signals[j] == s)

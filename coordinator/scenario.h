@@ -38,6 +38,7 @@ struct sc_workload {
 	unsigned int qp_retry_cnt; /* 0..7; lab default 6 (rxe retries forever at 7) */
 	uint64_t interval_ms;	   /* stats interval, default 100 */
 	uint16_t port;		   /* rdma_cm port, default 18515 */
+	uint64_t mr_churn_ms;	   /* client re-registers its send buffer this often; 0: never */
 };
 
 /* Signals a detection may be declared on. */
@@ -47,6 +48,11 @@ enum sc_signal {
 	SC_SIG_LINK_EVENT,     /* rtnetlink link down */
 	SC_SIG_COUNTER,	       /* RDMA error counter delta */
 	SC_SIG_ISOLATION,      /* workload rail_down or failover */
+	SC_SIG_MR_ERROR,       /* workload: a memory registration failed */
+	SC_SIG_QP_STATE,       /* agent: a QP of the target seen in ERR from outside (netlink) */
+	SC_SIG_PFC_STORM,      /* agent: PFC storm watchdog fired (any node) */
+	SC_SIG_PFC_PAUSE,      /* agent: PFC pause frames received (any node) */
+	SC_SIG_STALL,	       /* workload: no completion with work in flight, or no rail */
 	SC_SIG__COUNT
 };
 const char *sc_signal_name(enum sc_signal s);
@@ -54,10 +60,11 @@ int sc_signal_parse(const char *name, enum sc_signal *s);
 
 struct sc_target {
 	char node[SC_NAME_LEN];
-	int rail;	 /* -1 unless set */
-	char netdev[32]; /* "" unless set */
-	char device[64]; /* "" unless set */
-	int port;	 /* with device; default 1 */
+	int rail;		    /* -1 unless set */
+	char netdev[32];	    /* "" unless set */
+	char device[64];	    /* "" unless set */
+	int port;		    /* with device; default 1 */
+	char workload[SC_NAME_LEN]; /* a process: "stream", the drill's workload; "" unless set */
 };
 
 struct sc_fault {

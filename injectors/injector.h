@@ -29,13 +29,23 @@
 
 struct inj_fault;
 
-/* What the agent resolved the request's target to. */
+/*
+ * What the agent resolved the request's target to. A link target names a
+ * netdev (and the RDMA device/port and rail on it, when known); a workload
+ * target ({"workload": WL_ID}) names a process the agent started, and the
+ * agent fills in how to reach it.
+ */
 struct inj_target {
 	char netdev[IF_NAMESIZE];
 	int ifindex;
 	char device[64]; /* RDMA device, when known */
 	int port;
 	int rail; /* -1 when not a rail */
+	/* workload targets only; "" / 0 otherwise */
+	char workload[64];   /* its wl_id */
+	int pid;	     /* its pid */
+	char cgroup[256];    /* its cgroup v2 folder (absolute path), "" if it has none */
+	char shim_sock[108]; /* its shim's control socket, "" if started without the shim */
 };
 
 /* Hooks an injector uses to report; the agent fills them in. */

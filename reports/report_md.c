@@ -312,6 +312,9 @@ static void md_target(FILE *f, const json_t *t)
 		return;
 	}
 	off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s", jstr(t, "node") ?: "?");
+	if (jstr(t, "workload"))
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, " workload %s",
+					jstr(t, "workload"));
 	if (jnum(t, "rail", &rail))
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, " rail %.0f", rail);
 	if (jstr(t, "netdev"))
@@ -399,6 +402,21 @@ static void md_actions(FILE *f, const json_t *r)
 		fputs(" |\n", f);
 	}
 	fputs("\n", f);
+	json_array_foreach(faults, i, ft) {
+		if (!jstr(ft, "note"))
+			continue;
+		fputs("- Note on ", f);
+		cell(f, jstr(ft, "id"));
+		fputs(": ", f);
+		cell(f, jstr(ft, "note"));
+		fputs("\n", f);
+	}
+	json_array_foreach(faults, i, ft) {
+		if (jstr(ft, "note")) {
+			fputs("\n", f);
+			break;
+		}
+	}
 }
 
 /* "812 ms / 5000 ms ✅ (port_event)", "— / 5000 ms ❌ (not seen)" */

@@ -20,6 +20,11 @@
 #define WS_FAILBACK_MS 1000
 /* A rail with work in flight and no completion for this long (at least) is dead. */
 #define WS_WATCHDOG_MIN_MS 2000
+/* Work in flight and no completion for this long: a `stall` line (no_progress), then `resume`. */
+#define WS_SLOW_MS 500
+/* --mr-churn: a failed registration is retried after 100 ms, doubling up to this. */
+#define WS_MR_BACKOFF_MIN_MS 100
+#define WS_MR_BACKOFF_MAX_MS 2000
 /* At exit the client waits this long for outstanding completions. */
 #define WS_DRAIN_MS 2000
 /* Longest poll() sleep: timers are checked at least this often. */

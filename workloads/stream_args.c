@@ -25,6 +25,7 @@ enum {
 	OPT_INTERVAL,
 	OPT_DURATION,
 	OPT_CONNECT_TIMEOUT,
+	OPT_MR_CHURN,
 };
 
 static const struct option ws_longopts[] = {
@@ -41,6 +42,7 @@ static const struct option ws_longopts[] = {
     {"interval-ms", required_argument, NULL, OPT_INTERVAL},
     {"duration", required_argument, NULL, OPT_DURATION},
     {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
+    {"mr-churn", required_argument, NULL, OPT_MR_CHURN},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -93,6 +95,11 @@ void ws_usage(const char *prog)
 	    "  --retry-cnt N         QP transport retry count, 0..7; 7 means retry forever\n"
 	    "                        on Soft-RoCE (a dead link never errors)            [6]\n"
 	    "  --connect-timeout D   start-up deadline for every rail to connect       [15s]\n"
+	    "  --mr-churn D          every D, re-register the send buffer the way a job\n"
+	    "                        does after a checkpoint: drain, register a new MR,\n"
+	    "                        then release the old one; sending waits for it, and a\n"
+	    "                        failed registration is retried with backoff (100 ms\n"
+	    "                        doubling to 2 s), one mr_error line each  [0: never]\n"
 	    "\n"
 	    "Throughput in interval lines: \"mbps\" is megaBYTES per second (10^6 B/s, as\n"
 	    "ib_write_bw's MB/sec); \"mbit_s\" is the same rate in megabits per second.\n"
@@ -181,7 +188,7 @@ static void ws_defaults(struct ws_opts *o)
 
 /* Options given on the command line, for the cross-checks after the loop. */
 struct ws_seen {
-	int listen, connect, bind, rails, timeout, retry, connect_timeout;
+	int listen, connect, bind, rails, timeout, retry, connect_timeout, mr_churn;
 	int nbind, nrails;
 	char rail_ids[WS_MAX_RAILS][WS_ADDR_MAX];
 };
@@ -222,10 +229,10 @@ static int ws_check_role(struct ws_opts *o, struct ws_seen *seen, char *err, siz
 
 	if (o->role == WS_ROLE_SERVER) {
 		if (seen->connect || seen->bind || seen->timeout || seen->retry ||
-		    seen->connect_timeout)
+		    seen->connect_timeout || seen->mr_churn)
 			return ws_fail(err, errlen,
-				       "--connect, --bind, --timeout, --retry-cnt and "
-				       "--connect-timeout are client options");
+				       "--connect, --bind, --timeout, --retry-cnt, "
+				       "--connect-timeout and --mr-churn are client options");
 		if (!seen->listen)
 			return ws_fail(err, errlen, "server: --listen ADDR[,ADDR...] is required");
 		ring = 3ULL * o->queue_depth * o->msg_size;
@@ -363,6 +370,15 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 				    "2m; 0 = until a signal)",
 				    optarg);
 			o->duration_ms = u;
+			break;
+		case OPT_MR_CHURN:
+			seen.mr_churn = 1;
+			if (rc_parse_duration_ms(optarg, &u) || (u && u < 100))
+				return ws_fail(err, errlen,
+					       "--mr-churn: \"%s\" is not a duration of at least "
+					       "100ms (or 0: never)",
+					       optarg);
+			o->mr_churn_ms = u;
 			break;
 		case OPT_CONNECT_TIMEOUT:
 			seen.connect_timeout = 1;

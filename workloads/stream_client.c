@@ -90,7 +90,8 @@ static void ws_cl_pump(struct ws_client *cl)
 	char why[96];
 	int ret;
 
-	while (cl->started && cl->active >= 0 && !cl->failing_back && cl->snd_nxt - cl->una < w) {
+	while (cl->started && cl->active >= 0 && !cl->failing_back && !cl->rereg &&
+	       cl->snd_nxt - cl->una < w) {
 		r = &cl->rail[cl->active];
 		seq = cl->snd_nxt;
 		resend = seq < cl->nxt;
@@ -127,6 +128,7 @@ void ws_cl_activate(struct ws_client *cl, int pos)
 	cl->active = pos;
 	cl->snd_nxt = cl->una;
 	cl->progress_ns = rc_now_ns();
+	cl->slow = false; /* the failover is the reaction; the new rail starts afresh */
 	cl->failovers++;
 	ws_cl_emit(cl, ws_out("failover", "{s:i, s:i, s:I}", "from_rail",
 			      ws_cl_rail_id(cl, cl->last_active), "to_rail", ws_cl_rail_id(cl, pos),
@@ -195,7 +197,7 @@ static void ws_cl_rail_lost(struct ws_client *cl, struct ws_rail *r, const char 
 		return;
 	}
 	cl->stalls++;
-	ws_cl_emit(cl, ws_out("stall", "{s:s, s:i, s:I}", "reason",
+	ws_cl_emit(cl, ws_out("stall", "{s:s, s:s, s:i, s:I}", "cause", "no_rail", "reason",
 			      "no healthy rail: data waits for a rail to reconnect", "last_rail",
 			      ws_cl_rail_id(cl, pos), "pending", (json_int_t)(cl->nxt - cl->una)));
 	rc_warn("stall: no healthy rail; %llu message(s) wait",
@@ -248,6 +250,12 @@ static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 		return 0;
 	}
 	now = rc_now_ns();
+	if (cl->slow) {
+		cl->slow = false;
+		ws_cl_emit(cl, ws_out("resume", "{s:i, s:I}", "rail", ws_cl_rail_id(cl, c->pos),
+				      "stalled_ms",
+				      (json_int_t)((now - cl->progress_ns) / RC_NSEC_PER_MSEC)));
+	}
 	cl->progress_ns = now;
 	/* In order on RC, so normally seq == una; anything skipped completed with it. */
 	done = seq + 1 - cl->una;
@@ -324,6 +332,15 @@ static void ws_cl_watchdog(struct ws_client *cl, uint64_t now)
 	struct ws_rail *r;
 	int i;
 
+	if (cl->active >= 0 && cl->una < cl->snd_nxt && !cl->slow &&
+	    now - cl->progress_ns > WS_SLOW_MS * RC_NSEC_PER_MSEC) {
+		/* Paused (a PFC storm, a congested path) or dying: the watchdog tells later. */
+		cl->slow = true;
+		ws_cl_emit(cl, ws_out("stall", "{s:s, s:s, s:i, s:I}", "cause", "no_progress",
+				      "reason", "work in flight and no completion", "rail",
+				      ws_cl_rail_id(cl, cl->active), "in_flight",
+				      (json_int_t)(cl->snd_nxt - cl->una)));
+	}
 	if (cl->active >= 0 && cl->una < cl->snd_nxt && now - cl->progress_ns > limit) {
 		r = &cl->rail[cl->active];
 		ws_cl_emit(cl, ws_out("error", "{s:i, s:s, s:s, s:I, s:s}", "rail",
@@ -350,13 +367,80 @@ static void ws_cl_watchdog(struct ws_client *cl, uint64_t now)
 	}
 }
 
+/*
+ * --mr-churn: the active rail's send buffer is registered anew, as a job
+ * re-registers after a checkpoint. Sending stops and the window drains first
+ * (no work request may use the old MR when it goes); the new MR is registered
+ * before the old one is released, so a limit on MR objects or on pinned
+ * memory bites here as it would in the job. A failure is retried with
+ * backoff, sending still waits: that is the job's stall the drill measures.
+ */
+static void ws_cl_mr_churn(struct ws_client *cl, uint64_t now)
+{
+	uint64_t churn = cl->o->mr_churn_ms * RC_NSEC_PER_MSEC, backoff_ms;
+	struct ws_rail *r;
+	struct ibv_mr *mr;
+	int ret;
+
+	if (!churn || !cl->started || cl->stopping)
+		return;
+	if (!cl->rereg) {
+		if (!cl->rereg_due_ns)
+			cl->rereg_due_ns = now + churn;
+		if (now < cl->rereg_due_ns)
+			return;
+		cl->rereg = true;
+		cl->rereg_retry_ns = now;
+	}
+	if (cl->active < 0 || cl->una != cl->snd_nxt || now < cl->rereg_retry_ns)
+		return;
+	r = &cl->rail[cl->active];
+	ret = ws_conn_reg(&r->c, &mr, cl->buf, cl->buflen, IBV_ACCESS_LOCAL_WRITE);
+	if (ret) {
+		cl->mr_errors++;
+		if (!cl->rereg_failures++)
+			cl->rereg_fail_since_ns = now;
+		backoff_ms = (uint64_t)WS_MR_BACKOFF_MIN_MS
+			     << (cl->rereg_failures > 6 ? 5 : cl->rereg_failures - 1);
+		if (backoff_ms > WS_MR_BACKOFF_MAX_MS)
+			backoff_ms = WS_MR_BACKOFF_MAX_MS;
+		cl->rereg_retry_ns = now + backoff_ms * RC_NSEC_PER_MSEC;
+		ws_cl_emit(cl, ws_out("mr_error", "{s:i, s:s, s:i, s:s, s:i, s:I}", "rail",
+				      ws_cl_rail_id(cl, r->c.pos), "during", "rereg", "errno", -ret,
+				      "error", strerror(-ret), "attempt", (int)cl->rereg_failures,
+				      "retry_in_ms", (json_int_t)backoff_ms));
+		if (cl->rereg_failures == 1)
+			rc_warn("rail %d: re-registering the send buffer failed: %s; retrying "
+				"with backoff, sending waits",
+				ws_cl_rail_id(cl, r->c.pos), strerror(-ret));
+		return;
+	}
+	ibv_dereg_mr(r->c.mr);
+	r->c.mr = mr;
+	cl->mr_reregs++;
+	if (cl->rereg_failures) {
+		ws_cl_emit(
+		    cl,
+		    ws_out("mr_recovered", "{s:i, s:i, s:I}", "rail", ws_cl_rail_id(cl, r->c.pos),
+			   "attempts", (int)cl->rereg_failures + 1, "failed_ms",
+			   (json_int_t)((now - cl->rereg_fail_since_ns) / RC_NSEC_PER_MSEC)));
+		rc_info("rail %d: send buffer registered again after %u failure(s)",
+			ws_cl_rail_id(cl, r->c.pos), cl->rereg_failures);
+	}
+	cl->rereg_failures = 0;
+	cl->rereg = false;
+	cl->rereg_due_ns = now + churn;
+}
+
 static void ws_cl_timers(struct ws_client *cl, uint64_t now)
 {
 	struct ws_rail *r;
 	int i, from;
 
-	if (cl->started && !cl->stopping)
+	if (cl->started && !cl->stopping) {
 		ws_cl_watchdog(cl, now);
+		ws_cl_mr_churn(cl, now);
+	}
 
 	for (i = 0; i < cl->n; i++) {
 		r = &cl->rail[i];
@@ -395,14 +479,16 @@ static void ws_cl_summary(struct ws_client *cl)
 
 	ws_cl_emit(
 	    cl,
-	    ws_out("summary", "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I}",
+	    ws_out("summary",
+		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I}",
 		   "sent", (json_int_t)cl->sent, "completed", (json_int_t)cl->completed, "resent",
 		   (json_int_t)cl->resent, "errors", (json_int_t)cl->errors, "bytes",
 		   (json_int_t)cl->bytes, "failovers", (json_int_t)cl->failovers, "failbacks",
 		   (json_int_t)cl->failbacks, "stalls", (json_int_t)cl->stalls, "heartbeats",
 		   (json_int_t)cl->heartbeats, "next_seq", (json_int_t)cl->nxt, "outstanding",
 		   (json_int_t)(cl->nxt - cl->una), "drained", cl->una == cl->nxt, "duration_ms",
-		   (json_int_t)(cl->started ? (now - cl->start_ns) / RC_NSEC_PER_MSEC : 0)));
+		   (json_int_t)(cl->started ? (now - cl->start_ns) / RC_NSEC_PER_MSEC : 0),
+		   "mr_reregs", (json_int_t)cl->mr_reregs, "mr_errors", (json_int_t)cl->mr_errors));
 }
 
 static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)

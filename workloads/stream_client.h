@@ -63,6 +63,12 @@ struct ws_client {
 	struct ws_stats st;
 	uint64_t start_ns;
 	uint64_t progress_ns; /* last data completion, or when the window last went busy */
+	bool slow;	      /* work in flight and no completion for WS_SLOW_MS: stall said */
+	/* --mr-churn: the active rail's send MR is being replaced (sending waits) */
+	bool rereg;
+	uint64_t rereg_due_ns, rereg_retry_ns, rereg_fail_since_ns;
+	unsigned int rereg_failures; /* in a row, in the current re-registration */
+	uint64_t mr_reregs, mr_errors;
 };
 
 static inline int ws_cl_rail_id(const struct ws_client *cl, int pos)

@@ -88,8 +88,16 @@ static int ws_cl_on_route(struct ws_client *cl, struct ws_rail *r)
 	if (ret)
 		return ws_cl_why(r, "QP setup: %s", r->c.err);
 	ret = ws_conn_reg(&r->c, &r->c.mr, cl->buf, cl->buflen, IBV_ACCESS_LOCAL_WRITE);
-	if (ret)
+	if (ret) {
+		/* The reconnect timer is the retry; say each failure, it is the job's symptom. */
+		cl->mr_errors++;
+		ws_cl_emit(cl,
+			   ws_out("mr_error", "{s:i, s:s, s:i, s:s, s:i, s:I}", "rail",
+				  ws_cl_rail_id(cl, r->c.pos), "during", "connect", "errno", -ret,
+				  "error", strerror(-ret), "attempt", (int)r->failed_attempts + 1,
+				  "retry_in_ms", (json_int_t)WS_RECONNECT_MS));
 		return ws_cl_why(r, "%s", r->c.err);
+	}
 
 	memset(&hello, 0, sizeof(hello));
 	hello.magic = WS_MSG_MAGIC;

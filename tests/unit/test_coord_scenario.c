@@ -344,13 +344,13 @@ static void test_unknown_key(void **state)
 {
 	expect_err("  rails: [0, 1]", "  rials: [0, 1]",
 		   "t.yaml:6: workload.rials: unknown key; allowed here: kind, from, to, op, "
-		   "msg_size, queue_depth, rails, qp, interval, port");
+		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn");
 	expect_err("name: t\n", "name: t\nnmae: u\n",
 		   "t.yaml:2: nmae: unknown key; allowed here: name, description, owner, lab, "
 		   "nodes, workload, steady_state, faults, expect, safety");
 	expect_err("rail: 0}", "rail: 0, netdve: x}",
 		   "t.yaml:13: faults[0].target.netdve: unknown key; allowed here: node, rail, "
-		   "netdev, device, port");
+		   "netdev, device, port, workload");
 }
 
 static void test_duplicate_key(void **state)
@@ -505,13 +505,12 @@ static void test_yaml_syntax(void **state)
 
 static void test_unknown_injector(void **state)
 {
-	expect_err(
-	    "injector: link_down", "injector: link_dwn",
-	    "t.yaml:12: faults[0].injector: \"link_dwn\" is not an injector; use link_down or "
-	    "port_flap");
+	expect_err("injector: link_down", "injector: link_dwn",
+		   "t.yaml:12: faults[0].injector: \"link_dwn\" is not an injector; use link_down, "
+		   "port_flap, qp_error, pfc_storm or mr_failure");
 	expect_err("    duration: 10s\n", "",
-		   "t.yaml:10: faults[0].duration: missing; link_down needs to know when to bring "
-		   "the link back up, e.g. duration: 10s");
+		   "t.yaml:10: faults[0].duration: missing; link_down needs to know when to undo "
+		   "the fault, e.g. duration: 10s");
 	expect_err("    duration: 10s\n", "    duration: 10s\n    params: {count: 3}\n",
 		   "t.yaml:15: faults[0].params.count: unknown key; link_down takes no parameters");
 }
@@ -519,13 +518,16 @@ static void test_unknown_injector(void **state)
 static void test_bad_signal(void **state)
 {
 	expect_err("port_event]", "port_evnt]",
-		   "t.yaml:16: expect.detection.signals[1]: \"port_evnt\" is not a signal; use "
-		   "workload_error, port_event, link_event, counter or isolation");
+		   "t.yaml:16: expect.detection.signals[1]: \"port_evnt\" is not a signal; use one "
+		   "of workload_error, port_event, link_event, counter, isolation, mr_error, "
+		   "qp_state, pfc_storm, pfc_pause, stall");
 	expect_err("port_event]", "workload_error]",
 		   "t.yaml:16: expect.detection.signals[1]: workload_error is listed twice");
-	expect_err("signals: [workload_error, port_event]", "signals: []",
-		   "t.yaml:16: expect.detection.signals: is empty; list what counts as detection: "
-		   "workload_error, port_event, link_event, counter, isolation");
+	expect_err(
+	    "signals: [workload_error, port_event]", "signals: []",
+	    "t.yaml:16: expect.detection.signals: is empty; list what counts as detection: "
+	    "workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, "
+	    "pfc_storm, pfc_pause, stall");
 }
 
 static void test_port_flap_params(void **state)
@@ -577,7 +579,7 @@ static void test_target_shape(void **state)
 		   "t.yaml:13: faults[0].target.netdev: give only one of rail, netdev or device");
 	expect_err("{node: node-b, rail: 0}", "{node: node-b}",
 		   "t.yaml:13: faults[0].target: says which node but not what on it; add one of "
-		   "rail: N, netdev: NAME or device: NAME (with port: N)");
+		   "rail: N, netdev: NAME, device: NAME (with port: N) or workload: stream");
 	expect_err(
 	    "{node: node-b, rail: 0}", "{node: node-b, rail: 0, port: 1}",
 	    "t.yaml:13: faults[0].target.port: only goes with device (an RDMA device's port)");
