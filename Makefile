@@ -33,7 +33,8 @@ STREAM_SRC := $(filter-out workloads/stream_main.c,$(wildcard workloads/*.c))
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 SANOBJ   = $(patsubst %.c,$(BUILD)/san/%.o,$(1))
 
-BINS     := $(BUILD)/rdmachaos $(BUILD)/rdmachaos-agent $(BUILD)/rdmachaos-stream
+BINS     := $(BUILD)/rdmachaos $(BUILD)/rdmachaos-agent $(BUILD)/rdmachaos-stream \
+            $(BUILD)/librdmachaos-verbs.so $(BUILD)/tests/shim_selftest
 TESTS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 
 .PHONY: all deps test unit-test lab-test stream-lab-test demo bench clean format check-format fuzz fuzz-smoke
@@ -47,6 +48,24 @@ $(BUILD)/rdmachaos-agent: $(call OBJ,agents/agent_main.c $(AGENT_SRC) $(COMMON_S
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/rdmachaos-stream: $(call OBJ,workloads/stream_main.c $(STREAM_SRC) $(COMMON_SRC))
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# The verbs shim a workload is preloaded with (shim/, docs in shim/shim.h):
+# position-independent, only the hooked verbs visible, libibverbs not linked
+# (the real verbs come from dlsym(RTLD_NEXT)), no jansson (-DRC_SHIM_LIB).
+SHIM_SRC := $(wildcard shim/*.c) common/shim_proto.c
+PICOBJ    = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
+
+$(BUILD)/librdmachaos-verbs.so: $(call PICOBJ,$(SHIM_SRC))
+	$(CC) $(CFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
+
+$(BUILD)/pic/%.o: %.c $(wildcard */*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -DRC_SHIM_LIB -c -o $@ $<
+
+# The shim's self-test, run under the shim on real rxe (tests/shim/run_lab_selftest.sh).
+$(BUILD)/tests/shim_selftest: $(call OBJ,tests/shim/shim_selftest.c common/shim_proto.c injectors/inj_rdma_nl.c)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard */*.h) injectors/injectors.def
@@ -128,7 +147,7 @@ bench: all
 	@bash bench/run.sh
 
 clean:
-	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/tests $(BUILD)/fuzz $(BINS)
+	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/pic $(BUILD)/tests $(BUILD)/fuzz $(BINS)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -21,7 +21,9 @@
  *   agent_link.c       rtnetlink observer (`link` events)
  *   agent_verbs.c      verbs async-event observer (`port`, `async` events)
  *   agent_counters.c   RDMA counter sampler (`counter` events)
+ *   agent_pfc.c        PFC frames received, storm watchdog, lab pause emulation (`pfc`)
  *   agent_workload.c   rdmachaos-stream children (`workload` events)
+ *   agent_cgroup.c     the cgroup v2 folders workloads run in (--cgroup-root)
  *   agent_sysfs.c      small sysfs readers
  */
 #ifndef AGENT_H
@@ -66,8 +68,17 @@ struct agent_opts {
 	char config[4096];	 /* --config; "": AGENT_CONFIG_DEFAULT if it exists */
 	char audit_log[4096];	 /* --audit-log; "": AGENT_AUDIT_DEFAULT, "none": no log */
 	char state_dir[AGENT_JOURNAL_PATH_LEN]; /* the journal's; "" (tests): no journal */
+	char run_dir[4096];	/* --run-dir (shim sockets); "": AGENT_RUN_DIR_DEFAULT */
+	char cgroup_root[4096]; /* --cgroup-root; "": AGENT_CGROUP_ROOT_DEFAULT */
 	bool verbose;
+	bool pfc_emulate;	      /* --pfc-emulate: hold paused priorities' egress (lab) */
+	unsigned int pfc_watchdog_ms; /* --pfc-watchdog-ms; 0: no PFC storm watchdog */
 };
+
+#define AGENT_RUN_DIR_DEFAULT "/run/rdmachaos"
+#define AGENT_CGROUP_ROOT_DEFAULT "/sys/fs/cgroup/rdmachaos"
+/* The shim a workload started with "shim": true preloads, next to the agent's binary. */
+#define AGENT_SHIM_SO "librdmachaos-verbs.so"
 
 /* One coordinator connection. */
 struct agent_client {
@@ -88,6 +99,7 @@ struct agent_link;
 struct agent_verbs;
 struct rc_tls_ctx;
 struct agent_counters;
+struct agent_pfc;
 
 struct agent {
 	struct agent_opts opts;
@@ -106,6 +118,7 @@ struct agent {
 	struct agent_link *link;
 	struct agent_verbs *verbs;
 	struct agent_counters *counters;
+	struct agent_pfc *pfc; /* agents/agent_pfc.h; NULL when not observing */
 	struct inj_env inj_env;
 	struct agent_journal journal;
 	char exe_dir[4096]; /* where rdmachaos-stream is looked for */
@@ -182,6 +195,14 @@ int agent_target_resolve(const struct agent_opts *o, const char *who, const json
 			 struct inj_target *t, char *err, size_t errlen);
 /* The rail a netdev is, per --rail-map or the railN default; -1 if none. */
 int agent_rail_of(const struct agent_opts *o, const char *netdev);
+/*
+ * agent_target_resolve(), and also a workload target ({"workload": WL_ID},
+ * optionally with "rail": N), resolved against a's workloads into t->workload,
+ * pid, cgroup and shim_sock (and netdev, device, rail with a rail). -ESRCH
+ * with a sentence for a workload this agent does not run (unknown or exited).
+ */
+int agent_target_lookup(struct agent *a, const char *who, const json_t *target,
+			struct inj_target *t, char *err, size_t errlen);
 
 /* agent_inventory.c */
 int agent_op_inventory(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
@@ -216,6 +237,15 @@ int agent_op_workload_stop(struct agent *a, struct agent_client *cl, json_int_t 
 void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms);
 /* Connection `serial` closed: stop the workloads it started with stop_on_close. */
 void agent_workloads_orphaned(struct agent *a, uint64_t serial);
+/* What a fault needs of a workload this agent started (agent_target.c). */
+struct agent_wl_info {
+	int pid;
+	bool exited;	     /* reaped, not yet answered for by workload_stop */
+	char cgroup[256];    /* its cgroup folder, "" if started without "cgroup" */
+	char shim_sock[108]; /* its shim's control socket, "" if started without "shim" */
+};
+/* 0 and *info for workload wl_id, or -ENOENT when this agent has none of that name. */
+int agent_workload_info(struct agent *a, const char *wl_id, struct agent_wl_info *info);
 
 /* agent_sysfs.c */
 /* The sysfs root ("/sys"); tests point it at a fake tree. */

@@ -57,7 +57,18 @@ static struct agent_fault *agent_fault_find(struct agent *a, const char *id)
 	return NULL;
 }
 
-static struct agent_fault *agent_fault_on(struct agent *a, const char *netdev)
+/* What a fault acts on, for sentences: its netdev, else (a workload target) its wl_id. */
+static const char *agent_fault_obj(const struct inj_target *t)
+{
+	return t->netdev[0] || !t->workload[0] ? t->netdev : t->workload;
+}
+
+/*
+ * The active fault on t's netdev or t's workload, if any: at most one per
+ * netdev and one per workload, so every snapshot is of the state before any
+ * fault (and one shim's CLEAR cannot undo another fault's arming).
+ */
+static struct agent_fault *agent_fault_on(struct agent *a, const struct inj_target *t)
 {
 	struct agent_list *pos, *tmp;
 
@@ -65,7 +76,8 @@ static struct agent_fault *agent_fault_on(struct agent *a, const char *netdev)
 	{
 		struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
 
-		if (af->active && !strcmp(af->f.target.netdev, netdev))
+		if (af->active && ((t->netdev[0] && !strcmp(af->f.target.netdev, t->netdev)) ||
+				   (t->workload[0] && !strcmp(af->f.target.workload, t->workload))))
 			return af;
 	}
 	return NULL;
@@ -118,6 +130,10 @@ static json_t *agent_fault_fields(const struct agent_fault *af, const char *acti
 		json_object_set_new(o, "device", json_string(t->device));
 		json_object_set_new(o, "port", json_integer(t->port));
 	}
+	if (o && t->workload[0]) {
+		json_object_set_new(o, "workload", json_string(t->workload));
+		json_object_set_new(o, "pid", json_integer(t->pid));
+	}
 	return o;
 }
 
@@ -130,7 +146,7 @@ static void agent_fault_env_event(struct inj_fault *f, const char *action, json_
 	if (fields && extra)
 		json_object_update_missing(fields, extra);
 	json_decref(extra);
-	rc_info("fault %s: %s on %s", f->id, action, f->target.netdev);
+	rc_info("fault %s: %s on %s", f->id, action, agent_fault_obj(&f->target));
 	if (af->deferred) {
 		/* Still inside inject(): keep the order inject, then the injector's steps. */
 		json_array_append_new(
@@ -207,7 +223,7 @@ static int agent_fault_revert(struct agent_fault *af, const char *action, bool *
 	if (ret) {
 		if (!f->err[0])
 			snprintf(f->err, sizeof(f->err), "%s: %s: revert: %s", f->inj->name,
-				 f->target.netdev, strerror(-ret));
+				 agent_fault_obj(&f->target), strerror(-ret));
 		af->revert_failed = true;
 		agent_notice(af->a, RC_LOG_ERR, "fault %s: %s", f->id, f->err);
 		return ret;
@@ -218,7 +234,7 @@ static int agent_fault_revert(struct agent_fault *af, const char *action, bool *
 	*verified = !ret;
 	if (ret && !f->err[0])
 		snprintf(f->err, sizeof(f->err), "%s: %s: verify: %s", f->inj->name,
-			 f->target.netdev, strerror(-ret));
+			 agent_fault_obj(&f->target), strerror(-ret));
 	af->verified = *verified;
 	af->revert_failed = !*verified;
 	if (*verified) {
@@ -235,7 +251,7 @@ static int agent_fault_revert(struct agent_fault *af, const char *action, bool *
 	json_object_set(fields, "actions", f->actions);
 	if (!*verified)
 		json_object_set_new(fields, "verify_error", json_string(f->err));
-	rc_info("fault %s: %s on %s, %s", f->id, action, f->target.netdev,
+	rc_info("fault %s: %s on %s, %s", f->id, action, agent_fault_obj(&f->target),
 		*verified ? "verified" : f->err);
 	agent_emit_at(af->a, "fault", f->reverted_at_ns, fields);
 	return 0;
@@ -281,7 +297,8 @@ static int agent_fault_fail(char *err, size_t errlen, const struct inj_fault *f,
 	if (f->err[0])
 		snprintf(err, errlen, "%s", f->err);
 	else
-		snprintf(err, errlen, "%s: %s: %s", f->inj->name, f->target.netdev, strerror(-ret));
+		snprintf(err, errlen, "%s: %s: %s", f->inj->name, agent_fault_obj(&f->target),
+			 strerror(-ret));
 	return ret;
 }
 
@@ -312,7 +329,7 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 	other = agent_fault_find(a, fault_id);
 	if (other && other->active) {
 		snprintf(err, errlen, "inject: fault %s: already active on %s (revert it first)",
-			 fault_id, other->f.target.netdev);
+			 fault_id, agent_fault_obj(&other->f.target));
 		return -EEXIST;
 	}
 	if (!params)
@@ -321,8 +338,7 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 	json_decref(empty);
 	if (ret)
 		return ret;
-	ret = agent_target_resolve(&a->opts, (*inj)->name, json_object_get(req, "target"), t, err,
-				   errlen);
+	ret = agent_target_lookup(a, (*inj)->name, json_object_get(req, "target"), t, err, errlen);
 	if (ret)
 		return ret;
 	agent_list_for_each_safe(pos, tmp, &a->faults) active +=
@@ -330,6 +346,11 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 	ret = agent_policy_check_inject(
 	    &a->policy, (*inj)->name, t,
 	    (uint64_t)json_integer_value(json_object_get(req, "duration_ms")), active, err, errlen);
+	if (ret)
+		return ret;
+	/* caps on parameter values (the PFC rate); params may be absent */
+	ret = agent_policy_check_params(&a->policy, (*inj)->name, json_object_get(req, "params"),
+					err, errlen);
 	if (ret)
 		return ret;
 	/* The drill's own blast radius, checked again here: a coordinator bug cannot widen it. */
@@ -343,16 +364,22 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 		rc_warn("%s", err);
 		return -EPERM;
 	}
-	t->ifindex = (int)if_nametoindex(t->netdev);
-	if (!t->ifindex) {
-		snprintf(err, errlen, "%s: %s: no such network interface on this node",
-			 (*inj)->name, t->netdev);
-		return -ENODEV;
+	/* A workload target names a netdev only with a rail. */
+	if (t->netdev[0] || !t->workload[0]) {
+		t->ifindex = (int)if_nametoindex(t->netdev);
+		if (!t->ifindex) {
+			snprintf(err, errlen, "%s: %s: no such network interface on this node",
+				 (*inj)->name, t->netdev);
+			return -ENODEV;
+		}
 	}
-	other = agent_fault_on(a, t->netdev);
+	other = agent_fault_on(a, t);
 	if (other) {
-		snprintf(err, errlen, "%s: %s: busy: fault %s is active on it (revert it first)",
-			 (*inj)->name, t->netdev, other->f.id);
+		snprintf(err, errlen, "%s: %s: busy: fault %s is active on %s (revert it first)",
+			 (*inj)->name, agent_fault_obj(t), other->f.id,
+			 t->workload[0] && !strcmp(other->f.target.workload, t->workload)
+			     ? "its workload"
+			     : "it");
 		return -EBUSY;
 	}
 	return 0;
@@ -371,6 +398,10 @@ static json_t *agent_inject_result(const struct agent_fault *af)
 	if (r && f->target.device[0]) {
 		json_object_set_new(r, "device", json_string(f->target.device));
 		json_object_set_new(r, "port", json_integer(f->target.port));
+	}
+	if (r && f->target.workload[0]) {
+		json_object_set_new(r, "workload", json_string(f->target.workload));
+		json_object_set_new(r, "pid", json_integer(f->target.pid));
 	}
 	return r;
 }
@@ -464,7 +495,7 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 	agent_list_add_tail(&af->node, &a->faults);
 	agent_faults_trim(a);
 
-	rc_info("fault %s: %s injected on %s", af->f.id, inj->name, t.netdev);
+	rc_info("fault %s: %s injected on %s", af->f.id, inj->name, agent_fault_obj(&t));
 	agent_emit_at(a, "fault", af->f.injected_at_ns, agent_fault_fields(af, "inject"));
 	json_array_foreach(af->deferred, i, ev)
 		agent_emit_at(a, "fault",
@@ -591,6 +622,8 @@ int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, con
 			      af->f.inj->name, "netdev", af->f.target.netdev, "injected_at_ns",
 			      (json_int_t)af->f.injected_at_ns, "duration_ms",
 			      (json_int_t)af->f.duration_ms);
+		if (o && af->f.target.workload[0])
+			json_object_set_new(o, "workload", json_string(af->f.target.workload));
 		if (o && af->revert_failed)
 			json_object_set_new(o, "revert_unverified", json_string(af->f.err));
 		if (o && af->lease_ms) {
@@ -660,7 +693,7 @@ static int agent_fault_replay_one(void *arg, struct agent_journal_entry *e)
 	 * By name: another boot's ifindex means nothing, and one that changed
 	 * within this boot is a recreated netdev. Gone: the revert says so.
 	 */
-	idx = (int)if_nametoindex(af->f.target.netdev);
+	idx = af->f.target.netdev[0] ? (int)if_nametoindex(af->f.target.netdev) : 0;
 	if (idx != af->f.target.ifindex)
 		rc_warn("journal: %s/%s: %s is ifindex %d now, was %d when journaled",
 			a->journal.dir, e->name, af->f.target.netdev, idx, af->f.target.ifindex);
@@ -685,13 +718,13 @@ static int agent_fault_replay_one(void *arg, struct agent_journal_entry *e)
 		agent_notice(a, RC_LOG_INFO,
 			     "journal: fault %s (%s on %s), left applied by an agent that stopped "
 			     "without reverting it: reverted and verified",
-			     af->f.id, af->f.inj->name, af->f.target.netdev);
+			     af->f.id, af->f.inj->name, agent_fault_obj(&af->f.target));
 	else
 		agent_notice(a, RC_LOG_ERR,
 			     "journal: fault %s (%s on %s), left applied by an agent that stopped "
 			     "without reverting it: NOT reverted: %s; its record %s/%s stays open, "
 			     "`faults` lists it and revert or revert_all retries it",
-			     af->f.id, af->f.inj->name, af->f.target.netdev, af->f.err,
+			     af->f.id, af->f.inj->name, agent_fault_obj(&af->f.target), af->f.err,
 			     a->journal.dir, e->name);
 	return 0;
 }

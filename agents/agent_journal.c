@@ -206,6 +206,12 @@ static json_t *agent_journal_target(const struct inj_target *t)
 	json_object_set_new(o, "device", t->device[0] ? json_string(t->device) : json_null());
 	json_object_set_new(o, "port", t->device[0] ? json_integer(t->port) : json_null());
 	json_object_set_new(o, "rail", t->rail >= 0 ? json_integer(t->rail) : json_null());
+	if (t->workload[0]) {
+		json_object_set_new(o, "workload", json_string(t->workload));
+		json_object_set_new(o, "pid", json_integer(t->pid));
+		json_object_set_new(o, "cgroup", json_string(t->cgroup));
+		json_object_set_new(o, "shim_sock", json_string(t->shim_sock));
+	}
 	return o;
 }
 
@@ -407,16 +413,36 @@ static int agent_journal_parse_target(const json_t *o, struct inj_target *t, cha
 				      size_t errlen)
 {
 	const json_t *dev = json_object_get(o, "device");
+	const json_t *nd = json_object_get(o, "netdev");
 	const char *s;
 	json_int_t v;
 	int ret;
 
 	if (!json_is_object(o))
 		return agent_journal_bad(err, errlen, "target: missing or not an object");
-	s = agent_journal_str(o, "netdev", sizeof(t->netdev) - 1, err, errlen);
-	if (!s)
-		return -EINVAL;
-	snprintf(t->netdev, sizeof(t->netdev), "%s", s);
+	/* A workload target: its process, and a netdev only with a rail. */
+	if (json_object_get(o, "workload")) {
+		s = agent_journal_str(o, "workload", sizeof(t->workload) - 1, err, errlen);
+		if (!s)
+			return -EINVAL;
+		snprintf(t->workload, sizeof(t->workload), "%s", s);
+		ret = agent_journal_int(o, "pid", 0, INT32_MAX, false, &v, err, errlen);
+		if (ret)
+			return ret;
+		t->pid = (int)v;
+		s = json_string_value(json_object_get(o, "cgroup"));
+		snprintf(t->cgroup, sizeof(t->cgroup), "%s", s ? s : "");
+		s = json_string_value(json_object_get(o, "shim_sock"));
+		snprintf(t->shim_sock, sizeof(t->shim_sock), "%s", s ? s : "");
+	}
+	if (t->workload[0] && json_is_string(nd) && !json_string_length(nd)) {
+		t->netdev[0] = '\0';
+	} else {
+		s = agent_journal_str(o, "netdev", sizeof(t->netdev) - 1, err, errlen);
+		if (!s)
+			return -EINVAL;
+		snprintf(t->netdev, sizeof(t->netdev), "%s", s);
+	}
 	ret = agent_journal_int(o, "ifindex", 0, INT32_MAX, false, &v, err, errlen);
 	if (ret)
 		return ret;

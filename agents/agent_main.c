@@ -18,6 +18,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_config.h"
+#include "agents/agent_pfc.h"
 #include "common/units.h"
 
 #define AGENT_RING_ENTRIES 256
@@ -238,6 +239,8 @@ int main(int argc, char **argv)
 		ret = agent_link_start(&a);
 	if (!ret)
 		ret = agent_verbs_start(&a);
+	if (!ret)
+		ret = agent_pfc_start(&a);
 	if (ret) {
 		rc_err("start-up failed: %s", strerror(-ret));
 		goto out;
@@ -257,6 +260,7 @@ out:
 	agent_server_stop(&a);
 	agent_counters_stop(&a);
 	agent_verbs_stop(&a);
+	agent_pfc_stop(&a); /* after the faults: a storm this node sent has stopped */
 	agent_link_stop(&a);
 	agent_journal_stop(&a.journal);
 	agent_audit_close(&a.audit);

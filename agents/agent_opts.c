@@ -10,6 +10,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_config.h"
+#include "agents/agent_pfc.h"
 
 enum {
 	OPT_NAME = 'n',
@@ -29,6 +30,10 @@ enum {
 	OPT_TLS_CA,
 	OPT_ALLOW_PEER,
 	OPT_INSECURE,
+	OPT_PFC_EMULATE,
+	OPT_PFC_WATCHDOG,
+	OPT_RUN_DIR,
+	OPT_CGROUP_ROOT,
 };
 
 static const struct option agent_long_opts[] = {
@@ -47,6 +52,10 @@ static const struct option agent_long_opts[] = {
     {"tls-ca", required_argument, NULL, OPT_TLS_CA},
     {"allow-peer", required_argument, NULL, OPT_ALLOW_PEER},
     {"insecure-plaintext", no_argument, NULL, OPT_INSECURE},
+    {"pfc-emulate", no_argument, NULL, OPT_PFC_EMULATE},
+    {"pfc-watchdog-ms", required_argument, NULL, OPT_PFC_WATCHDOG},
+    {"run-dir", required_argument, NULL, OPT_RUN_DIR},
+    {"cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -99,6 +108,21 @@ void agent_opts_usage(FILE *f)
 	    "  --allow-peer NAME,...  the coordinator identities accepted: a certificate CN or\n"
 	    "                         SAN DNS name; repeatable (default: coordinator)\n"
 	    "  --insecure-plaintext   no TLS: for tests, and only with a loopback --listen\n"
+	    "  --pfc-emulate          lab only: act on the PFC and PAUSE frames the rails\n"
+	    "                         receive, which virtio-net and Soft-RoCE ignore: hold\n"
+	    "                         (never drop) a paused priority's IPv4 egress (priority\n"
+	    "                         = TOS >> 5) in prio/plug qdiscs (handle 8808:) until\n"
+	    "                         the pause runs out. Off by default: a hardware NIC\n"
+	    "                         pauses by itself\n"
+	    "  --pfc-watchdog-ms MS   PFC storm watchdog: a priority paused continuously for\n"
+	    "                         longer than MS raises storm_detected; 0 turns it off\n"
+	    "                         (default: 100, mlx5's pfc_prevention_tout)\n"
+	    "  --run-dir DIR          run-time files: the control sockets of workloads started\n"
+	    "                         with the verbs shim, in DIR/shim/ (mode 0700)\n"
+	    "                         (default: " AGENT_RUN_DIR_DEFAULT ")\n"
+	    "  --cgroup-root DIR      the cgroup v2 folder under which workloads started with\n"
+	    "                         \"cgroup\": true get DIR/WL_ID, with the rdma controller\n"
+	    "                         enabled (default: " AGENT_CGROUP_ROOT_DEFAULT ")\n"
 	    "  --verbose              log debug lines too (every event sent)\n"
 	    "  --help                 print this text and exit\n"
 	    "\n"
@@ -223,6 +247,45 @@ static int agent_name_parse(const char *arg, struct agent_opts *o, char *err, si
 	return 0;
 }
 
+/*
+ * --run-dir, --cgroup-root: an absolute path, kept without trailing '/'. The
+ * paths made under it must still fit their limits (a unix socket's 107
+ * bytes, a cgroup path's 255): workload_start checks that, per wl_id.
+ */
+static int agent_dir_opt(const char *flag, const char *arg, char *dst, size_t len, char *err,
+			 size_t errlen)
+{
+	size_t n = strlen(arg);
+
+	while (n > 1 && arg[n - 1] == '/')
+		n--;
+	if (arg[0] != '/' || n >= len)
+		return agent_opts_fail(err, errlen, "%s '%s': give an absolute directory path",
+				       flag, arg);
+	memcpy(dst, arg, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+/* --pfc-watchdog-ms: 0 (off) .. AGENT_PFC_WATCHDOG_MS_MAX. */
+static int agent_pfc_watchdog_opt(const char *arg, struct agent_opts *o, char *err, size_t errlen)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || !isdigit((unsigned char)arg[0]) ||
+	    v > AGENT_PFC_WATCHDOG_MS_MAX)
+		return agent_opts_fail(
+		    err, errlen,
+		    "--pfc-watchdog-ms '%s': give milliseconds in 0..%d (0 turns "
+		    "the PFC storm watchdog off)",
+		    arg, AGENT_PFC_WATCHDOG_MS_MAX);
+	o->pfc_watchdog_ms = (unsigned int)v;
+	return 0;
+}
+
 /* A TLS flag; 0 or -EINVAL with a sentence. */
 static int agent_tls_opt(int c, const char *arg, struct agent_opts *o, char *err, size_t errlen)
 {
@@ -321,6 +384,9 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 
 	memset(o, 0, sizeof(*o));
 	strcpy(o->state_dir, AGENT_JOURNAL_DEFAULT_DIR);
+	o->pfc_watchdog_ms = AGENT_PFC_WATCHDOG_MS_DEFAULT;
+	strcpy(o->run_dir, AGENT_RUN_DIR_DEFAULT);
+	strcpy(o->cgroup_root, AGENT_CGROUP_ROOT_DEFAULT);
 	err[0] = '\0';
 	optind = 0; /* full re-initialisation, so tests can parse several times */
 	opterr = 0;
@@ -393,6 +459,22 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 		case OPT_ALLOW_PEER:
 		case OPT_INSECURE:
 			ret = agent_tls_opt(c, optarg, o, err, errlen);
+			if (ret)
+				return ret;
+			break;
+		case OPT_RUN_DIR:
+		case OPT_CGROUP_ROOT:
+			ret = agent_dir_opt(c == OPT_RUN_DIR ? "--run-dir" : "--cgroup-root",
+					    optarg, c == OPT_RUN_DIR ? o->run_dir : o->cgroup_root,
+					    sizeof(o->run_dir), err, errlen);
+			if (ret)
+				return ret;
+			break;
+		case OPT_PFC_EMULATE:
+			o->pfc_emulate = true;
+			break;
+		case OPT_PFC_WATCHDOG:
+			ret = agent_pfc_watchdog_opt(optarg, o, err, errlen);
 			if (ret)
 				return ret;
 			break;

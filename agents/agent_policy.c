@@ -9,6 +9,7 @@
 
 #include "agents/agent_policy.h"
 #include "common/units.h"
+#include "injectors/pfc_frame.h"
 
 /* Whether name is one of the nr strings of `stride` bytes each at base. */
 static bool agent_policy_has(const void *base, size_t stride, unsigned int nr, const char *name)
@@ -126,6 +127,48 @@ int agent_policy_check(const struct agent_policy *p, const char *who, const char
 	return agent_policy_check_target(p, who, netdev, NULL, err, errlen);
 }
 
+/* pfc.max_duration: a PFC storm must end, and within the cap (pfc_storm only). */
+static int agent_policy_check_pfc_duration(const struct agent_policy *p, const char *injector,
+					   uint64_t duration_ms, char *err, size_t errlen)
+{
+	char cap[32];
+
+	if (strcmp(injector, "pfc_storm") || !p->pfc_max_duration_ms)
+		return 0;
+	rc_format_duration_ms(p->pfc_max_duration_ms, cap, sizeof(cap));
+	if (!duration_ms)
+		return agent_policy_refuse(
+		    p, p->pfc_line, injector, NULL, err, errlen,
+		    "duration_ms 0 (until reverted) is not allowed for a PFC "
+		    "storm under pfc.max_duration %s; give duration_ms "
+		    "1..%" PRIu64,
+		    cap, p->pfc_max_duration_ms);
+	if (duration_ms > p->pfc_max_duration_ms)
+		return agent_policy_refuse(p, p->pfc_line, injector, NULL, err, errlen,
+					   "duration_ms %" PRIu64
+					   " is over pfc.max_duration %s (%" PRIu64 " ms)",
+					   duration_ms, cap, p->pfc_max_duration_ms);
+	return 0;
+}
+
+int agent_policy_check_params(const struct agent_policy *p, const char *injector,
+			      const json_t *params, char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(params, "rate_fps");
+	uint64_t rate = PFC_STORM_DEFAULT_FPS;
+
+	if (strcmp(injector, "pfc_storm") || !p->pfc_max_rate_fps)
+		return 0;
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		rate = (uint64_t)json_integer_value(v);
+	if (rate > p->pfc_max_rate_fps)
+		return agent_policy_refuse(p, p->pfc_line, injector, NULL, err, errlen,
+					   "rate_fps %" PRIu64
+					   "%s is over pfc.max_rate_fps %" PRIu64,
+					   rate, v ? "" : " (the default)", p->pfc_max_rate_fps);
+	return 0;
+}
+
 int agent_policy_check_inject(const struct agent_policy *p, const char *injector,
 			      const struct inj_target *t, uint64_t duration_ms, unsigned int active,
 			      char *err, size_t errlen)
@@ -136,9 +179,18 @@ int agent_policy_check_inject(const struct agent_policy *p, const char *injector
 	if (p->injectors_line && !agent_policy_in(p->injectors, p->nr_injectors, injector))
 		return agent_policy_refuse(p, p->injectors_line, injector, NULL, err, errlen,
 					   "injectors does not list %s", injector);
-	ret = agent_policy_check_target(p, injector, t->netdev, t->device, err, errlen);
-	if (ret)
-		return ret;
+	/* Workload targets: only a process this agent started, its netdev (a rail) like any. */
+	if (t->workload[0] && t->pid <= 0) {
+		snprintf(err, errlen,
+			 "%s: workload %s: refused: not a process this agent started and runs",
+			 injector, t->workload);
+		return -EPERM;
+	}
+	if (!t->workload[0] || t->netdev[0]) {
+		ret = agent_policy_check_target(p, injector, t->netdev, t->device, err, errlen);
+		if (ret)
+			return ret;
+	}
 	if (p->max_fault_ms && !duration_ms)
 		return agent_policy_refuse(
 		    p, p->max_fault_line, injector, NULL, err, errlen,
@@ -151,6 +203,9 @@ int agent_policy_check_inject(const struct agent_policy *p, const char *injector
 		    "duration_ms %" PRIu64 " is over max_fault_duration %s (%" PRIu64 " ms)",
 		    duration_ms, rc_format_duration_ms(p->max_fault_ms, cap, sizeof(cap)),
 		    p->max_fault_ms);
+	ret = agent_policy_check_pfc_duration(p, injector, duration_ms, err, errlen);
+	if (ret)
+		return ret;
 	if (p->max_concurrent && active >= p->max_concurrent)
 		return agent_policy_refuse(p, p->max_concurrent_line, injector, NULL, err, errlen,
 					   "max_concurrent_faults is %u and %u %s active (revert "

@@ -9,7 +9,12 @@
  *      another path cannot unlock it);
  *   3. only netdevs on the allow-list (--allow-if, else the file's netdevs)
  *      or carrying an RDMA device the file's `devices` lists; empty: nothing;
- *   4. the file's caps: max_fault_duration, max_concurrent_faults.
+ *      a workload target ({"workload": WL_ID}) only when it is a process the
+ *      agent started and runs (t->pid > 0, which agent_target_lookup() only
+ *      fills in for those), and then rules 2 and 3 only for its rail's netdev
+ *      when it names one;
+ *   4. the file's caps: max_fault_duration, max_concurrent_faults, and for
+ *      pfc_storm pfc.max_duration and pfc.max_rate_fps.
  * Pure data and string compares, so it is unit-tested without a host. The
  * file is read by agent_config.c.
  */
@@ -81,5 +86,15 @@ int agent_policy_check(const struct agent_policy *p, const char *who, const char
 int agent_policy_check_inject(const struct agent_policy *p, const char *injector,
 			      const struct inj_target *t, uint64_t duration_ms, unsigned int active,
 			      char *err, size_t errlen);
+
+/*
+ * The caps that depend on an inject's params, after validate(): today the
+ * pfc_storm's rate_fps (default PFC_STORM_DEFAULT_FPS) against
+ * pfc.max_rate_fps. 0 for other injectors or within the caps, else -EPERM
+ * and a sentence such as "inject: pfc_storm: refused by policy
+ * /etc/rdmachaos/agent.yaml:6: rate_fps 5000 is over pfc.max_rate_fps 1000".
+ */
+int agent_policy_check_params(const struct agent_policy *p, const char *injector,
+			      const json_t *params, char *err, size_t errlen);
 
 #endif

@@ -109,6 +109,9 @@ static const struct agent_field agent_f_wl_start[] = {
     {"role", AGENT_F_STRING, true, 1, 15},
     {"args", AGENT_F_ARRAY, false, 0, 256},
     {"stop_on_close", AGENT_F_BOOL, false, 0, 0},
+    {"shim", AGENT_F_BOOL, false, 0, 0},	/* preload the verbs shim */
+    {"cgroup", AGENT_F_BOOL, false, 0, 0},	/* in CGROUP_ROOT/WL_ID */
+    {"no_ipc_lock", AGENT_F_BOOL, false, 0, 0}, /* without CAP_IPC_LOCK */
     {NULL},
 };
 static const struct agent_field agent_f_wl_stop[] = {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * A request's target ({"netdev"}, {"device","port"} or {"rail"}) to the
- * netdev an injector acts on, and the rail map (--rail-map, or railN).
+ * netdev an injector acts on, a workload target ({"workload": WL_ID},
+ * optionally with "rail") to the process the agent started under that name
+ * (pid, cgroup, shim socket), and the rail map (--rail-map, or railN).
  * Existence of the netdev is the caller's check, after the policy's.
  */
 #include <errno.h>
@@ -104,12 +106,17 @@ static int agent_target_rail(const struct agent_opts *o, const char *who, const 
 	return 0;
 }
 
-int agent_target_resolve(const struct agent_opts *o, const char *who, const json_t *target,
-			 struct inj_target *t, char *err, size_t errlen)
+/* Parses target into t; workload targets only when `workloads` (their process is the caller's). */
+static int agent_target_parse(const struct agent_opts *o, const char *who, const json_t *target,
+			      bool workloads, struct inj_target *t, char *err, size_t errlen)
 {
 	const json_t *netdev = json_object_get(target, "netdev");
 	const json_t *device = json_object_get(target, "device");
 	const json_t *rail = json_object_get(target, "rail");
+	const json_t *wl = workloads ? json_object_get(target, "workload") : NULL;
+	const char *forms = workloads ? "{\"netdev\"}, {\"device\", \"port\"}, {\"rail\"} or "
+					"{\"workload\"[, \"rail\"]}"
+				      : "{\"netdev\"}, {\"device\", \"port\"} or {\"rail\"}";
 	const char *key;
 	json_t *v;
 	int ret;
@@ -118,18 +125,39 @@ int agent_target_resolve(const struct agent_opts *o, const char *who, const json
 	t->rail = -1;
 	json_object_foreach((json_t *)target, key, v) {
 		if (strcmp(key, "netdev") && strcmp(key, "device") && strcmp(key, "port") &&
-		    strcmp(key, "rail"))
-			return agent_target_fail(
-			    err, errlen, -EINVAL,
-			    "%s: target.%s: unknown key (a target is "
-			    "{\"netdev\"}, {\"device\", \"port\"} or {\"rail\"})",
-			    who, key);
+		    strcmp(key, "rail") && (!workloads || strcmp(key, "workload")))
+			return agent_target_fail(err, errlen, -EINVAL,
+						 "%s: target.%s: unknown key (a target is %s)", who,
+						 key, forms);
+	}
+	if (wl) {
+		const char *id = json_string_value(wl);
+
+		if (netdev || device || json_object_get(target, "port"))
+			return agent_target_fail(err, errlen, -EINVAL,
+						 "%s: target: a workload target is {\"workload\": "
+						 "WL_ID}, or with a netdev {\"workload\": WL_ID, "
+						 "\"rail\": N}",
+						 who);
+		if (!id || !id[0] || strlen(id) >= sizeof(t->workload) ||
+		    strlen(id) != json_string_length(wl))
+			return agent_target_fail(err, errlen, -EINVAL,
+						 "%s: target.workload: must be a wl_id of 1..%zu "
+						 "characters",
+						 who, sizeof(t->workload) - 1);
+		strcpy(t->workload, id);
+		if (!rail)
+			return 0;
+		ret = agent_target_rail(o, who, rail, t, err, errlen);
+		if (!ret)
+			agent_ib_device_of(t->netdev, t->device, sizeof(t->device), &t->port);
+		return ret;
 	}
 	if (!!netdev + !!device + !!rail != 1 || (json_object_get(target, "port") && !device))
 		return agent_target_fail(err, errlen, -EINVAL,
 					 "%s: target: give exactly one of {\"netdev\": NAME}, "
-					 "{\"device\": NAME, \"port\": N} or {\"rail\": N}",
-					 who);
+					 "{\"device\": NAME, \"port\": N} or {\"rail\": N}%s",
+					 who, workloads ? " (or {\"workload\": WL_ID})" : "");
 	if (netdev)
 		ret = agent_target_netdev(who, netdev, t, err, errlen);
 	else if (device)
@@ -142,5 +170,40 @@ int agent_target_resolve(const struct agent_opts *o, const char *who, const json
 		t->rail = agent_rail_of(o, t->netdev);
 	if (!t->device[0])
 		agent_ib_device_of(t->netdev, t->device, sizeof(t->device), &t->port);
+	return 0;
+}
+
+int agent_target_resolve(const struct agent_opts *o, const char *who, const json_t *target,
+			 struct inj_target *t, char *err, size_t errlen)
+{
+	return agent_target_parse(o, who, target, false, t, err, errlen);
+}
+
+/*
+ * Only the workloads on a->workloads can be found, so a workload target is
+ * by construction a process this agent started (policy rule 3's workload
+ * half, see agents/agent_policy.h): a pid cannot be named directly.
+ */
+int agent_target_lookup(struct agent *a, const char *who, const json_t *target,
+			struct inj_target *t, char *err, size_t errlen)
+{
+	struct agent_wl_info info;
+	int ret;
+
+	ret = agent_target_parse(&a->opts, who, target, true, t, err, errlen);
+	if (ret || !t->workload[0])
+		return ret;
+	if (agent_workload_info(a, t->workload, &info))
+		return agent_target_fail(err, errlen, -ESRCH,
+					 "%s: workload %s: not running on this node (start it "
+					 "with workload_start first)",
+					 who, t->workload);
+	if (info.exited || info.pid <= 0)
+		return agent_target_fail(err, errlen, -ESRCH,
+					 "%s: workload %s: pid %d has exited; nothing to fault",
+					 who, t->workload, info.pid);
+	t->pid = info.pid;
+	snprintf(t->cgroup, sizeof(t->cgroup), "%s", info.cgroup);
+	snprintf(t->shim_sock, sizeof(t->shim_sock), "%s", info.shim_sock);
 	return 0;
 }

@@ -7,6 +7,15 @@
  * `workload` event of type `exit`. workload_stop sends SIGINT and answers
  * once the child has exited (SIGKILL after timeout_ms), with the exit status
  * and the last `summary` line.
+ *
+ * Start options, prepared before fork (the child only makes async-signal-safe
+ * calls, and reports a failure before exec through a close-on-exec pipe, so
+ * workload_start answers with the cause): "shim" preloads the verbs shim
+ * (LD_PRELOAD, RDMACHAOS_SHIM_SOCK=RUN_DIR/shim/WL_ID.sock); "cgroup" puts
+ * the child in CGROUP_ROOT/WL_ID (agents/agent_cgroup.h) before exec, and
+ * the folder is removed once the child is reaped; "no_ipc_lock" drops
+ * CAP_IPC_LOCK from every capability set, so RLIMIT_MEMLOCK binds a root
+ * workload (mr_failure's memlock mechanism).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,14 +24,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "agents/agent.h"
+#include "agents/agent_cgroup.h"
+#include "common/shim_proto.h"
 #include "common/units.h"
+
+extern char **environ;
 
 #define AGENT_WL_LINE_MAX 65536
 #define AGENT_WL_STREAM "rdmachaos-stream"
@@ -49,8 +64,30 @@ struct agent_wl {
 	struct agent_client *stop_cl; /* a workload_stop waiting for the exit */
 	json_int_t stop_id;
 	bool stopping;
-	uint64_t owner; /* the connection whose close stops it (stop_on_close), or 0 */
-	int refs;	/* listed + each poll not yet idle */
+	uint64_t owner;	     /* the connection whose close stops it (stop_on_close), or 0 */
+	int refs;	     /* listed + each poll not yet idle */
+	char cgroup[256];    /* its cgroup folder until removed after the reap, else "" */
+	char shim_sock[108]; /* its shim's control socket, "" without the shim */
+	bool no_ipc_lock;    /* started without CAP_IPC_LOCK */
+};
+
+/* What the child does between fork and exec; all of it prepared before fork. */
+struct agent_wl_exec {
+	const char *path;
+	char **argv;
+	char **envp;
+	int out_fd; /* its stdout */
+	int cg_fd;  /* the cgroup's cgroup.procs, open for writing; -1: none */
+	int err_fd; /* close-on-exec: an agent_wl_fail written here if exec is not reached */
+	bool no_ipc_lock;
+};
+
+/* The child's report of the step that failed before exec. */
+enum agent_wl_step { AGENT_WL_STEP_CGROUP = 1, AGENT_WL_STEP_CAPS, AGENT_WL_STEP_EXEC };
+
+struct agent_wl_fail {
+	int step;
+	int err;
 };
 
 static void agent_wl_put(struct agent_wl *w)
@@ -194,6 +231,8 @@ static json_t *agent_wl_result(const struct agent_wl *w)
 	return r;
 }
 
+static void agent_wl_release(struct agent_wl *w);
+
 static void agent_wl_exited(struct agent_wl *w, int status)
 {
 	json_t *ev;
@@ -201,6 +240,7 @@ static void agent_wl_exited(struct agent_wl *w, int status)
 	w->exited = true;
 	w->status = status;
 	agent_timer_cancel(&w->kill_timer);
+	agent_wl_release(w);
 	/* Everything the child wrote is in the pipe now: take it before answering. */
 	if (!w->eof && agent_wl_read(w)) {
 		w->eof = true;
@@ -251,8 +291,56 @@ static void agent_wl_kill(struct agent_timer *t)
 	kill(w->pid, SIGKILL);
 }
 
+/* In the child: reports the step that failed and errno, then exits. */
+static void agent_wl_child_fail(int err_fd, enum agent_wl_step step, int e)
+{
+	struct agent_wl_fail r = {.step = step, .err = e};
+	ssize_t n;
+
+	do
+		n = write(err_fd, &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	_exit(127);
+}
+
+/* In the child: enters the cgroup, writing its pid to cgroup.procs. 0 or -1 with errno. */
+static int agent_wl_join_cgroup(int cg_fd)
+{
+	char buf[16];
+	unsigned int v = (unsigned int)getpid();
+	size_t i = sizeof(buf);
+
+	do
+		buf[--i] = (char)('0' + v % 10);
+	while ((v /= 10) && i);
+	return write(cg_fd, buf + i, sizeof(buf) - i) == (ssize_t)(sizeof(buf) - i) ? 0 : -1;
+}
+
+/*
+ * In the child: CAP_IPC_LOCK out of the bounding set (which is what a root
+ * process's sets are rebuilt from at exec) and out of the effective,
+ * permitted and inheritable sets (hence the ambient one). Raw syscalls: no
+ * library, nothing that is not async-signal-safe. 0 or -1 with errno.
+ */
+static int agent_wl_drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	const uint32_t bit = 1U << (CAP_IPC_LOCK % 32);
+	const int word = CAP_IPC_LOCK / 32;
+
+	if (prctl(PR_CAPBSET_DROP, CAP_IPC_LOCK, 0, 0, 0))
+		return -1;
+	if (syscall(SYS_capget, &hdr, d))
+		return -1;
+	d[word].effective &= ~bit;
+	d[word].permitted &= ~bit;
+	d[word].inheritable &= ~bit;
+	return (int)syscall(SYS_capset, &hdr, d);
+}
+
 /* In the child, between fork and exec: only async-signal-safe calls. */
-static void agent_wl_child(int out_fd, pid_t parent, const char *path, char **argv)
+static void agent_wl_child(const struct agent_wl_exec *x, pid_t parent)
 {
 	sigset_t all;
 	int null_fd;
@@ -265,48 +353,100 @@ static void agent_wl_child(int out_fd, pid_t parent, const char *path, char **ar
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (dup2(out_fd, STDOUT_FILENO) < 0)
+	if (x->cg_fd >= 0 && agent_wl_join_cgroup(x->cg_fd))
+		agent_wl_child_fail(x->err_fd, AGENT_WL_STEP_CGROUP, errno);
+	if (x->no_ipc_lock && agent_wl_drop_ipc_lock())
+		agent_wl_child_fail(x->err_fd, AGENT_WL_STEP_CAPS, errno);
+	if (dup2(x->out_fd, STDOUT_FILENO) < 0)
 		_exit(127);
 	null_fd = open("/dev/null", O_RDONLY);
 	if (null_fd >= 0)
 		dup2(null_fd, STDIN_FILENO);
-	close_range(3, ~0U, 0);
-	execv(path, argv);
-	_exit(127);
+	/* Everything but the report pipe, which exec closes (O_CLOEXEC). */
+	if (x->err_fd > 3)
+		close_range(3, (unsigned int)x->err_fd - 1, 0);
+	close_range((unsigned int)x->err_fd + 1, ~0U, 0);
+	execve(x->path, x->argv, x->envp);
+	agent_wl_child_fail(x->err_fd, AGENT_WL_STEP_EXEC, errno);
 }
 
-static int agent_wl_spawn(struct agent_wl *w, const char *path, const json_t *args, char *err,
-			  size_t errlen)
+/* Waits for the child to exec or to report why it could not; 0 or -errno with a sentence. */
+static int agent_wl_wait_exec(struct agent_wl *w, int err_fd, char *err, size_t errlen)
+{
+	static const char *const what[] = {
+	    [AGENT_WL_STEP_CGROUP] = "entering cgroup",
+	    [AGENT_WL_STEP_CAPS] = "dropping CAP_IPC_LOCK",
+	    [AGENT_WL_STEP_EXEC] = "exec",
+	};
+	struct agent_wl_fail r;
+	ssize_t n;
+
+	do
+		n = read(err_fd, &r, sizeof(r));
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return 0; /* closed by exec */
+	if (n != (ssize_t)sizeof(r) || r.step < AGENT_WL_STEP_CGROUP || r.step > AGENT_WL_STEP_EXEC)
+		r = (struct agent_wl_fail){.step = AGENT_WL_STEP_EXEC, .err = n < 0 ? errno : EIO};
+	waitpid(w->pid, NULL, 0);
+	snprintf(err, errlen, "workload_start: %s: child pid %d: %s%s%s: %s%s", w->id, (int)w->pid,
+		 what[r.step], r.step == AGENT_WL_STEP_CGROUP ? " " : "",
+		 r.step == AGENT_WL_STEP_CGROUP ? w->cgroup : "", strerror(r.err),
+		 r.step == AGENT_WL_STEP_CAPS && r.err == EPERM
+		     ? " (the agent needs CAP_SETPCAP to drop a capability)"
+		     : "");
+	return -r.err;
+}
+
+static int agent_wl_spawn(struct agent_wl *w, struct agent_wl_exec *x, const json_t *args,
+			  char *err, size_t errlen)
 {
 	size_t i, n = json_array_size(args);
 	pid_t parent = getpid();
-	char **argv;
-	int pipefd[2];
+	int pipefd[2], errpipe[2];
 	int ret = 0;
 
-	argv = calloc(n + 3, sizeof(*argv));
-	if (!argv)
+	x->argv = calloc(n + 3, sizeof(*x->argv));
+	if (!x->argv)
 		return -ENOMEM;
-	argv[0] = (char *)AGENT_WL_STREAM;
-	argv[1] = w->role;
+	x->argv[0] = (char *)AGENT_WL_STREAM;
+	x->argv[1] = w->role;
 	for (i = 0; i < n; i++)
-		argv[i + 2] = (char *)json_string_value(json_array_get(args, i));
+		x->argv[i + 2] = (char *)json_string_value(json_array_get(args, i));
 	if (pipe2(pipefd, O_CLOEXEC)) {
 		ret = -errno;
 		snprintf(err, errlen, "workload_start: %s: pipe: %s", w->id, strerror(errno));
 		goto out;
 	}
+	if (pipe2(errpipe, O_CLOEXEC)) {
+		ret = -errno;
+		snprintf(err, errlen, "workload_start: %s: pipe: %s", w->id, strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		goto out;
+	}
+	x->out_fd = pipefd[1];
+	x->err_fd = errpipe[1];
 	w->pid = fork();
 	if (w->pid < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "workload_start: %s: fork: %s", w->id, strerror(errno));
 		close(pipefd[0]);
 		close(pipefd[1]);
+		close(errpipe[0]);
+		close(errpipe[1]);
 		goto out;
 	}
 	if (!w->pid)
-		agent_wl_child(pipefd[1], parent, path, argv);
+		agent_wl_child(x, parent);
 	close(pipefd[1]);
+	close(errpipe[1]);
+	ret = agent_wl_wait_exec(w, errpipe[0], err, errlen);
+	close(errpipe[0]);
+	if (ret) {
+		close(pipefd[0]);
+		goto out;
+	}
 	w->out_fd = pipefd[0];
 	fcntl(w->out_fd, F_SETFL, fcntl(w->out_fd, F_GETFL) | O_NONBLOCK);
 	w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
@@ -317,8 +457,188 @@ static int agent_wl_spawn(struct agent_wl *w, const char *path, const json_t *ar
 		waitpid(w->pid, NULL, 0);
 	}
 out:
-	free(argv);
+	free(x->argv);
+	x->argv = NULL;
 	return ret;
+}
+
+/* mkdir that accepts an existing folder; 0 or -errno. */
+static int agent_wl_mkdir(const char *path, mode_t mode)
+{
+	return mkdir(path, mode) && errno != EEXIST ? -errno : 0;
+}
+
+/*
+ * "shim": checks the library, makes RUN_DIR/shim (0700) and w->shim_sock, and
+ * removes a socket left there by an earlier run (its shim could not bind).
+ */
+static int agent_wl_prepare_shim(struct agent *a, struct agent_wl *w, char *so, size_t solen,
+				 char *err, size_t errlen)
+{
+	const char *run = a->opts.run_dir[0] ? a->opts.run_dir : AGENT_RUN_DIR_DEFAULT;
+	char dir[4200];
+	struct stat st;
+	int ret;
+
+	snprintf(so, solen, "%s/%s", a->exe_dir, AGENT_SHIM_SO);
+	if (access(so, R_OK)) {
+		ret = -errno;
+		snprintf(err, errlen,
+			 "workload_start: %s: shim: %s: %s (build it: make build/%s, next to the "
+			 "agent's binary)",
+			 w->id, so, strerror(errno), AGENT_SHIM_SO);
+		return ret;
+	}
+	if (!agent_cgroup_name_ok(w->id) ||
+	    (size_t)snprintf(w->shim_sock, sizeof(w->shim_sock), "%s/shim/%s.sock", run, w->id) >=
+		sizeof(w->shim_sock)) {
+		snprintf(err, errlen,
+			 "workload_start: %s: shim: the socket %s/shim/%s.sock is not a usable "
+			 "path (at most %zu bytes, a wl_id of [A-Za-z0-9._-]): use a shorter "
+			 "--run-dir or wl_id",
+			 w->id, run, w->id, sizeof(w->shim_sock) - 1);
+		w->shim_sock[0] = '\0';
+		return -ENAMETOOLONG;
+	}
+	snprintf(dir, sizeof(dir), "%s/shim", run);
+	ret = agent_wl_mkdir(run, 0755);
+	if (!ret)
+		ret = agent_wl_mkdir(dir, 0700);
+	if (!ret && chmod(dir, 0700))
+		ret = -errno;
+	if (ret) {
+		snprintf(err, errlen, "workload_start: %s: shim: %s: %s (see --run-dir)", w->id,
+			 dir, strerror(-ret));
+		w->shim_sock[0] = '\0';
+		return ret;
+	}
+	if (!lstat(w->shim_sock, &st) && S_ISSOCK(st.st_mode))
+		unlink(w->shim_sock);
+	return 0;
+}
+
+/*
+ * The child's environment: the agent's, without the shim's variables unless
+ * the shim is wanted, then with LD_PRELOAD=so (ahead of any preload the agent
+ * itself had) and RDMACHAOS_SHIM_SOCK. NULL when out of memory.
+ */
+static char **agent_wl_env(const struct agent_wl *w, const char *so)
+{
+	static const char preload[] = "LD_PRELOAD=", sock[] = SHIM_SOCK_ENV "=";
+	const char *old_preload = NULL;
+	size_t i, n = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 3, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (i = 0, n = 0; environ[i]; i++) {
+		if (!strncmp(environ[i], sock, sizeof(sock) - 1))
+			continue;
+		if (w->shim_sock[0] && !strncmp(environ[i], preload, sizeof(preload) - 1)) {
+			old_preload = environ[i] + sizeof(preload) - 1;
+			continue;
+		}
+		env[n] = strdup(environ[i]);
+		if (!env[n++])
+			goto err;
+	}
+	if (w->shim_sock[0]) {
+		if (asprintf(&env[n++], "%s%s%s%s", preload, so, old_preload ? " " : "",
+			     old_preload ?: "") < 0 ||
+		    asprintf(&env[n++], "%s%s", sock, w->shim_sock) < 0) {
+			env[--n] = NULL;
+			goto err;
+		}
+	}
+	return env;
+err:
+	for (i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+	return NULL;
+}
+
+static void agent_wl_env_free(char **env)
+{
+	size_t i;
+
+	for (i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* The workload's cgroup, if it has one, goes away with it; so does its shim socket. */
+static void agent_wl_release(struct agent_wl *w)
+{
+	char err[512];
+
+	if (w->cgroup[0]) {
+		if (agent_cgroup_remove(w->cgroup, err, sizeof(err)))
+			agent_notice(w->a, RC_LOG_WARN, "workload %s: %s", w->id, err);
+		w->cgroup[0] = '\0';
+	}
+	if (w->shim_sock[0]) {
+		struct stat st;
+
+		if (!lstat(w->shim_sock, &st) && S_ISSOCK(st.st_mode))
+			unlink(w->shim_sock);
+	}
+}
+
+/* The start options: what the child needs in x, what the result reports in w. */
+static int agent_wl_prepare(struct agent *a, struct agent_wl *w, const json_t *req,
+			    struct agent_wl_exec *x, char *err, size_t errlen)
+{
+	const char *root = a->opts.cgroup_root[0] ? a->opts.cgroup_root : AGENT_CGROUP_ROOT_DEFAULT;
+	char so[4200] = "", procs[300];
+	int ret;
+
+	w->no_ipc_lock = x->no_ipc_lock = json_is_true(json_object_get(req, "no_ipc_lock"));
+	if (json_is_true(json_object_get(req, "shim"))) {
+		ret = agent_wl_prepare_shim(a, w, so, sizeof(so), err, errlen);
+		if (ret)
+			return ret;
+	}
+	x->envp = agent_wl_env(w, so);
+	if (!x->envp)
+		return -ENOMEM;
+	if (!json_is_true(json_object_get(req, "cgroup")))
+		return 0;
+	ret = agent_cgroup_create(root, w->id, w->cgroup, sizeof(w->cgroup), err, errlen);
+	if (ret) {
+		char why[400];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "workload_start: %s: %s", w->id, why);
+		w->cgroup[0] = '\0';
+		return ret;
+	}
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", w->cgroup);
+	x->cg_fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (x->cg_fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "workload_start: %s: cgroup: %s: %s", w->id, procs,
+			 strerror(errno));
+		return ret;
+	}
+	return 0;
+}
+
+/* The start result: what was started and how. */
+static json_t *agent_wl_started(const struct agent_wl *w)
+{
+	json_t *r = json_pack("{s:s, s:i}", "wl_id", w->id, "pid", (int)w->pid);
+
+	if (r && w->cgroup[0])
+		json_object_set_new(r, "cgroup", json_string(w->cgroup));
+	if (r && w->shim_sock[0])
+		json_object_set_new(r, "shim_sock", json_string(w->shim_sock));
+	if (r && w->no_ipc_lock)
+		json_object_set_new(r, "no_ipc_lock", json_true());
+	return r;
 }
 
 int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t id,
@@ -327,6 +647,7 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t
 	const char *wl_id = json_string_value(json_object_get(req, "wl_id"));
 	const char *role = json_string_value(json_object_get(req, "role"));
 	const json_t *args = json_object_get(req, "args");
+	struct agent_wl_exec x = {.cg_fd = -1, .out_fd = -1, .err_fd = -1};
 	struct agent_wl *w, *old;
 	char path[4200];
 	int ret;
@@ -368,8 +689,15 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t
 		w->owner = cl->serial;
 	agent_list_init(&w->node);
 	w->kill_timer.fire = agent_wl_kill;
-	ret = agent_wl_spawn(w, path, args, err, errlen);
+	x.path = path;
+	ret = agent_wl_prepare(a, w, req, &x, err, errlen);
+	if (!ret)
+		ret = agent_wl_spawn(w, &x, args, err, errlen);
+	if (x.cg_fd >= 0)
+		close(x.cg_fd);
+	agent_wl_env_free(x.envp);
 	if (ret) {
+		agent_wl_release(w);
 		agent_wl_put(w);
 		return ret;
 	}
@@ -383,9 +711,25 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t
 			agent_wl_pid_idle);
 	agent_poll_arm(&w->out_poll);
 	agent_poll_arm(&w->pid_poll);
-	rc_info("workload %s: started %s %s as pid %d", w->id, path, role, (int)w->pid);
-	*result = json_pack("{s:s, s:i}", "wl_id", w->id, "pid", (int)w->pid);
+	rc_info("workload %s: started %s %s as pid %d%s%s%s%s%s", w->id, path, role, (int)w->pid,
+		w->cgroup[0] ? " in cgroup " : "", w->cgroup, w->shim_sock[0] ? " with shim " : "",
+		w->shim_sock, w->no_ipc_lock ? " without CAP_IPC_LOCK" : "");
+	*result = agent_wl_started(w);
 	return *result ? 0 : -ENOMEM;
+}
+
+int agent_workload_info(struct agent *a, const char *wl_id, struct agent_wl_info *info)
+{
+	struct agent_wl *w = agent_wl_find(a, wl_id);
+
+	if (!w)
+		return -ENOENT;
+	memset(info, 0, sizeof(*info));
+	info->pid = (int)w->pid;
+	info->exited = w->exited;
+	snprintf(info->cgroup, sizeof(info->cgroup), "%s", w->cgroup);
+	snprintf(info->shim_sock, sizeof(info->shim_sock), "%s", w->shim_sock);
+	return 0;
 }
 
 int agent_op_workload_stop(struct agent *a, struct agent_client *cl, json_int_t id,

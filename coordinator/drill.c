@@ -400,8 +400,9 @@ static void drill_workload_needs(struct drill *d, const char *node, json_t *req)
 static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 {
 	const struct sc_workload *w = f->w;
-	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512], what[48], churn[32];
-	const char *sargs[16], *cargs[24];
+	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512], what[48], churn[32],
+	    tos[16];
+	const char *sargs[16], *cargs[32];
 	struct fl_agent *srv = fleet_find(&d->fl, w->to), *cli = fleet_find(&d->fl, w->from);
 	json_t *req, *res = NULL;
 	unsigned int i, ns = 0, nc = 0;
@@ -451,6 +452,11 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 	cargs[nc++] = num[4];
 	cargs[nc++] = "--retry-cnt";
 	cargs[nc++] = num[5];
+	if (w->tos >= 0) {
+		snprintf(tos, sizeof(tos), "%d", w->tos);
+		cargs[nc++] = "--tos";
+		cargs[nc++] = tos;
+	}
 	if (w->mr_churn_ms) {
 		snprintf(churn, sizeof(churn), "%llums", (unsigned long long)w->mr_churn_ms);
 		cargs[nc++] = "--mr-churn";

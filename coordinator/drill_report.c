@@ -144,6 +144,65 @@ static json_t *drill_safety(const struct drill *d)
 			 "sent", (int)d->renews_sent, "failed", (int)d->renews_failed);
 }
 
+/*
+ * A PFC storm's evidence, from the events: which parts were real and which
+ * emulated. The frames are always real (sent from an AF_PACKET socket,
+ * counted by the receiving agents); their effect is the NIC's on hardware and
+ * the receiving agent's emulation in the lab (`pfc` `emulation` events).
+ */
+static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_fault *f)
+{
+	const struct sc_fault *sf = f->ev.decl;
+	double from = f->ev.injected_ms, to, t, v, detected = NAN;
+	json_t *ev, *received = json_object();
+	json_int_t sent = -1, holds = 0, total = 0;
+	const char *why;
+	char buf[512];
+	size_t k;
+
+	to = (f->ev.reverted_ms > 0 ? f->ev.reverted_ms : d->end_ms) + 2000;
+	json_array_foreach(d->fl.events, k, ev) {
+		const char *kind = json_string_value(json_object_get(ev, "kind")) ?: "";
+		const char *type = json_string_value(json_object_get(ev, "type")) ?: "";
+		const char *node = json_string_value(json_object_get(ev, "node")) ?: "?";
+
+		t = json_number_value(json_object_get(ev, "t_ms"));
+		if (!strcmp(kind, "fault") &&
+		    !strcmp(json_string_value(json_object_get(ev, "action")) ?: "",
+			    "pfc_storm_end") &&
+		    !strcmp(json_string_value(json_object_get(ev, "fault_id")) ?: "", sf->name))
+			sent = json_integer_value(json_object_get(ev, "frames_sent"));
+		if (strcmp(kind, "pfc") || t < from || t > to)
+			continue;
+		if (!strcmp(type, "rx")) {
+			v = json_number_value(json_object_get(ev, "frames"));
+			json_object_set_new(
+			    received, node,
+			    json_integer(json_integer_value(json_object_get(received, node)) +
+					 (json_int_t)v));
+			total += (json_int_t)v;
+		} else if (!strcmp(type, "emulation") &&
+			   !strcmp(json_string_value(json_object_get(ev, "action")) ?: "", "hold")) {
+			holds++;
+		} else if (!strcmp(type, "storm_detected") && isnan(detected)) {
+			detected = t - from;
+		}
+	}
+	if (holds)
+		why = "the frames were real; their effect (the paused priority's egress held) was "
+		      "emulated by the receiving agent, since virtio-net ignores pause frames";
+	else if (total)
+		why = "the frames were real and received; nothing was emulated, so their effect was "
+		      "the NIC's own";
+	else
+		why = "no agent counted any of the frames";
+	snprintf(buf, sizeof(buf), "%s", why);
+	return json_pack("{s:o,s:I,s:o,s:I,s:b,s:o,s:s}", "frames_sent",
+			 sent >= 0 ? json_integer(sent) : json_null(), "frames_received", total,
+			 "received_by", received, "emulation_holds", holds, "emulated", holds > 0,
+			 "storm_detected_ms", drill_num_or_null(detected), "evidence", buf);
+}
+
 static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reasons,
 				const struct ev_integrity *in)
 {
@@ -250,6 +309,8 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 			    fj, "prior", json_incref(json_object_get(f->inject_result, "prior")));
 			/* where the mechanism is real and where it is not, in the injector's words
 			 */
+			if (!strcmp(sf->injector, "pfc_storm"))
+				json_object_set_new(fj, "pfc", drill_pfc_evidence(d, f));
 			if (json_is_string(json_object_get(f->inject_result, "note")))
 				json_object_set_new(
 				    fj, "note",

@@ -448,6 +448,7 @@ static void workload_defaults(struct sc_workload *w)
 	w->qp_retry_cnt = 6;
 	w->interval_ms = 100;
 	w->port = 18515;
+	w->tos = -1;
 }
 
 /*
@@ -459,7 +460,8 @@ static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 {
 	static const char *const keys[] = {"kind",     "from",	      "to",	  "op",
 					   "msg_size", "queue_depth", "rails",	  "qp",
-					   "interval", "port",	      "mr_churn", NULL};
+					   "interval", "port",	      "mr_churn", "tos",
+					   NULL};
 	char buf[64], kpath[YD_PATH_LEN];
 	yaml_node_t *n;
 	uint64_t v = 0;
@@ -549,6 +551,12 @@ static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 				       "%s is out of range; use 100ms..1h (or 0: never)",
 				       rc_format_duration_ms(v, buf, sizeof(buf)));
 		w->mr_churn_ms = v;
+	}
+	if ((n = yd_map_get(c->d, wl, "tos"))) {
+		yd_join(kpath, path, "tos");
+		if ((ret = yd_get_uint(c->d, n, kpath, 0, 255, &v)))
+			return ret;
+		w->tos = (int)v;
 	}
 	if ((n = yd_map_get(c->d, wl, "port"))) {
 		yd_join(kpath, path, "port");
@@ -758,30 +766,46 @@ static json_t *yaml_to_json(struct pctx *c, yaml_node_t *n, const char *path, in
 	return json_string(v);
 }
 
-/* The injector's sentence, placed at the key it names when it names one. */
+/*
+ * The injector's sentence, placed at the key it names: "params.KEY" first,
+ * else the first key that appears as a word. "INJ: params.KEY: " is dropped
+ * from the front, since the location says it already.
+ */
 static int params_fail(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *path,
-		       const char *msg)
+		       const char *inj, const char *msg)
 {
-	char kpath[YD_PATH_LEN];
+	char kpath[YD_PATH_LEN], want[128];
 	yaml_node_pair_t *p;
+	int pass;
 
-	for (p = pm ? pm->data.mapping.pairs.start : NULL; p && p < pm->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yd_node(c->d, p->key);
-		const char *hit;
-		size_t len;
+	for (pass = 0; pm && pass < 2; pass++) {
+		for (p = pm->data.mapping.pairs.start; p < pm->data.mapping.pairs.top; p++) {
+			yaml_node_t *k = yd_node(c->d, p->key);
+			const char *key, *hit, *text = msg;
+			size_t len;
+			bool found = false;
 
-		if (k->type != YAML_SCALAR_NODE)
-			continue;
-		len = strlen(yd_scalar(k));
-		for (hit = strstr(msg, yd_scalar(k)); hit; hit = strstr(hit + 1, yd_scalar(k))) {
-			bool start =
-			    hit == msg || !(isalnum((unsigned char)hit[-1]) || hit[-1] == '_');
-			bool stop = !(isalnum((unsigned char)hit[len]) || hit[len] == '_');
-
-			if (start && stop) {
-				yd_join(kpath, path, yd_scalar(k));
-				return yd_fail(c->d, yd_node(c->d, p->value), kpath, "%s", msg);
+			if (k->type != YAML_SCALAR_NODE)
+				continue;
+			key = yd_scalar(k);
+			len = strlen(key);
+			if (pass == 0) {
+				snprintf(want, sizeof(want), "params.%s", key);
+				hit = strstr(msg, want);
+				found = hit && !(isalnum((unsigned char)hit[strlen(want)]) ||
+						 hit[strlen(want)] == '_');
+				snprintf(want, sizeof(want), "%s: params.%s: ", inj, key);
+				if (!strncmp(msg, want, strlen(want)))
+					text = msg + strlen(want);
+			} else {
+				for (hit = strstr(msg, key); hit && !found; hit = strstr(hit + 1, key))
+					found = (hit == msg ||
+						 !(isalnum((unsigned char)hit[-1]) || hit[-1] == '_')) &&
+						!(isalnum((unsigned char)hit[len]) || hit[len] == '_');
+			}
+			if (found) {
+				yd_join(kpath, path, key);
+				return yd_fail(c->d, yd_node(c->d, p->value), kpath, "%s", text);
 			}
 		}
 	}
@@ -825,7 +849,8 @@ static int parse_params_by_injector(struct pctx *c, yaml_node_t *fmap, yaml_node
 	}
 	msg[0] = '\0';
 	if (inj->validate(f->params, msg, sizeof(msg)))
-		return params_fail(c, fmap, pm, path, msg[0] ? msg : "refused by the injector");
+		return params_fail(c, fmap, pm, path, spec->name,
+				   msg[0] ? msg : "refused by the injector");
 	return 0;
 }
 

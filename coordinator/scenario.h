@@ -39,6 +39,7 @@ struct sc_workload {
 	uint64_t interval_ms;	   /* stats interval, default 100 */
 	uint16_t port;		   /* rdma_cm port, default 18515 */
 	uint64_t mr_churn_ms;	   /* client re-registers its send buffer this often; 0: never */
+	int tos;		   /* client's IP TOS for RoCEv2 (DSCP << 2), -1: default */
 };
 
 /* Signals a detection may be declared on. */

@@ -170,6 +170,7 @@ setsid "$REPO/build/rdmachaos-agent" \\
 	--log-file "$SHARE/agent.log" \\
 	--audit-log "$SHARE/audit.jsonl" \\
 	--state-dir /run/rdmachaos/state \\
+	--pfc-emulate \\
 	>>"$SHARE/agent.out" 2>&1 </dev/null &
 echo \$! >"$SHARE/agent.pid"
 AGENT

@@ -403,6 +403,21 @@ static void md_actions(FILE *f, const json_t *r)
 	}
 	fputs("\n", f);
 	json_array_foreach(faults, i, ft) {
+		double sent, rcvd;
+
+		if (!jget(ft, "pfc"))
+			continue;
+		fputs("- PFC evidence for ", f);
+		cell(f, jstr(ft, "id"));
+		fputs(": ", f);
+		if (jnum(ft, "pfc.frames_sent", &sent))
+			fprintf(f, "%.0f frames sent, ", sent);
+		if (jnum(ft, "pfc.frames_received", &rcvd))
+			fprintf(f, "%.0f received; ", rcvd);
+		cell(f, jstr(ft, "pfc.evidence") ?: "?");
+		fputs(".\n", f);
+	}
+	json_array_foreach(faults, i, ft) {
 		if (!jstr(ft, "note"))
 			continue;
 		fputs("- Note on ", f);
@@ -412,7 +427,7 @@ static void md_actions(FILE *f, const json_t *r)
 		fputs("\n", f);
 	}
 	json_array_foreach(faults, i, ft) {
-		if (jstr(ft, "note")) {
+		if (jstr(ft, "note") || jget(ft, "pfc")) {
 			fputs("\n", f);
 			break;
 		}

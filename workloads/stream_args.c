@@ -26,6 +26,7 @@ enum {
 	OPT_DURATION,
 	OPT_CONNECT_TIMEOUT,
 	OPT_MR_CHURN,
+	OPT_TOS,
 };
 
 static const struct option ws_longopts[] = {
@@ -43,6 +44,7 @@ static const struct option ws_longopts[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
     {"mr-churn", required_argument, NULL, OPT_MR_CHURN},
+    {"tos", required_argument, NULL, OPT_TOS},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -100,6 +102,9 @@ void ws_usage(const char *prog)
 	    "                        then release the old one; sending waits for it, and a\n"
 	    "                        failed registration is retried with backoff (100 ms\n"
 	    "                        doubling to 2 s), one mr_error line each  [0: never]\n"
+	    "  --tos N               IP TOS byte of the RoCEv2 packets, 0..255 (DSCP << 2;\n"
+	    "                        106 = DSCP 26, priority 3 in the usual RoCE mapping)\n"
+	    "                                                         [the kernel's default]\n"
 	    "\n"
 	    "Throughput in interval lines: \"mbps\" is megaBYTES per second (10^6 B/s, as\n"
 	    "ib_write_bw's MB/sec); \"mbit_s\" is the same rate in megabits per second.\n"
@@ -181,6 +186,7 @@ static void ws_defaults(struct ws_opts *o)
 	o->ack_timeout = 14;
 	o->retry_cnt = 6;
 	o->interval_ms = 100;
+	o->tos = -1;
 	o->connect_timeout_ms = 15000;
 	for (i = 0; i < WS_MAX_RAILS; i++)
 		o->rail_id[i] = i;
@@ -188,7 +194,7 @@ static void ws_defaults(struct ws_opts *o)
 
 /* Options given on the command line, for the cross-checks after the loop. */
 struct ws_seen {
-	int listen, connect, bind, rails, timeout, retry, connect_timeout, mr_churn;
+	int listen, connect, bind, rails, timeout, retry, connect_timeout, mr_churn, tos;
 	int nbind, nrails;
 	char rail_ids[WS_MAX_RAILS][WS_ADDR_MAX];
 };
@@ -229,10 +235,10 @@ static int ws_check_role(struct ws_opts *o, struct ws_seen *seen, char *err, siz
 
 	if (o->role == WS_ROLE_SERVER) {
 		if (seen->connect || seen->bind || seen->timeout || seen->retry ||
-		    seen->connect_timeout || seen->mr_churn)
+		    seen->connect_timeout || seen->mr_churn || seen->tos)
 			return ws_fail(err, errlen,
 				       "--connect, --bind, --timeout, --retry-cnt, "
-				       "--connect-timeout and --mr-churn are client options");
+				       "--connect-timeout, --mr-churn and --tos are client options");
 		if (!seen->listen)
 			return ws_fail(err, errlen, "server: --listen ADDR[,ADDR...] is required");
 		ring = 3ULL * o->queue_depth * o->msg_size;
@@ -379,6 +385,12 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 					       "100ms (or 0: never)",
 					       optarg);
 			o->mr_churn_ms = u;
+			break;
+		case OPT_TOS:
+			seen.tos = 1;
+			if (ws_parse_uint(optarg, 0, 255, &v))
+				return ws_fail(err, errlen, "--tos: \"%s\" is not in 0..255", optarg);
+			o->tos = (int)v;
 			break;
 		case OPT_CONNECT_TIMEOUT:
 			seen.connect_timeout = 1;

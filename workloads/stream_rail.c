@@ -64,6 +64,13 @@ static int ws_cl_connect_start(struct ws_client *cl, struct ws_rail *r, uint64_t
 			    sizeof(timeout)))
 		return ws_cl_why(r, "rdma_set_option(ACK_TIMEOUT %u): %s", timeout,
 				 strerror(errno));
+	/* The IP TOS of RoCEv2 packets: the DSCP a PFC priority (or its lab emulation) keys on. */
+	if (cl->o->tos >= 0) {
+		uint8_t tos = (uint8_t)cl->o->tos;
+
+		if (rdma_set_option(id, RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)))
+			return ws_cl_why(r, "rdma_set_option(TOS %u): %s", tos, strerror(errno));
+	}
 	if (rdma_resolve_addr(id, r->has_src ? (struct sockaddr *)&r->src : NULL,
 			      (struct sockaddr *)&r->dst, WS_CM_TIMEOUT_MS))
 		return ws_cl_why(r, "rdma_resolve_addr %s: %s", cl->o->addr[pos], strerror(errno));

@@ -67,12 +67,34 @@ done
 # Each drill gets a fresh lab (`run --lab` uses the lab that is up): a
 # Soft-RoCE hang in one drill can leave a workload stuck in the kernel, and
 # must not spoil the next.
-relab() {
+relab() { # [NODES]
+	local nodes=${1:-2}
 	# A lab that was up before the tests is replaced too: each drill starts fresh.
 	bash lab/lab.sh status >/dev/null 2>&1 && bash lab/lab.sh down
-	echo "== booting a fresh lab"
-	timeout 300 bash lab/lab.sh up --nodes 2 --rails 2 || { result lab-up 1; return 1; }
+	echo "== booting a fresh lab ($nodes nodes)"
+	timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 || { result lab-up 1; return 1; }
 	started=1
+}
+
+# What a failed revert could leave on a node: a rail down, one of our qdiscs
+# (qp_error's ingress drop, the PFC emulation's hold), a workload cgroup.
+left_behind() { # NAME NODE...
+	local name=$1 node r st q cg bad=0
+	shift
+	for node; do
+		for r in rail0 rail1; do
+			st=$(bash lab/lab.sh exec "$node" -- cat /sys/class/net/$r/operstate)
+			[ "$st" = up ] || { echo "left behind by $name: $node $r is $st"; bad=1; }
+			q=$(bash lab/lab.sh exec "$node" -- tc qdisc show dev $r)
+			if grep -qE 'ingress|plug|prio' <<<"$q"; then
+				echo "left behind by $name: $node $r qdiscs: $q"
+				bad=1
+			fi
+		done
+		cg=$(bash lab/lab.sh exec "$node" -- find /sys/fs/cgroup/rdmachaos -mindepth 1 -maxdepth 1 -type d 2>/dev/null)
+		[ -z "$cg" ] || { echo "left behind by $name: $node cgroups: $cg"; bad=1; }
+	done
+	result "nothing-left-behind-$name" $bad
 }
 
 # drill NAME SCENARIO EXPECTED_EXIT [jq checks on report.json...]
@@ -102,9 +124,14 @@ drill() {
 		result "drill-$name" 1
 		return
 	fi
+	# A check starting "events:" runs on events.jsonl slurped into one array.
 	local check ok=0
 	for check in "$@"; do
-		if ! jq -e "$check" "$out/$name/report.json" >/dev/null; then
+		if [[ $check == events:* ]]; then
+			jq -se "${check#events:}" "$out/$name/events.jsonl" >/dev/null && continue
+			echo "drill $name: events.jsonl check failed: ${check#events:}"
+			ok=1
+		elif ! jq -e "$check" "$out/$name/report.json" >/dev/null; then
 			echo "drill $name: report.json check failed: $check"
 			ok=1
 		fi
@@ -170,15 +197,57 @@ drill guard-trip tests/lab/drills/guard-trip.yaml 1 "${common_checks[@]}" \
 	'.safety.guards[1].flow.wl_id == "guard-1" and .safety.guards[1].flow.baseline_mbps > 0' \
 	'.faults[0].reverted_ms != null and .faults[0].reverted_ms < 20000'
 
-# Nothing left behind by any drill: every rail up on every node.
-leftover=0
-for node in node-a node-b; do
-	for r in rail0 rail1; do
-		st=$(bash lab/lab.sh exec "$node" -- cat /sys/class/net/$r/operstate)
-		[ "$st" = up ] || { echo "left behind: $node $r is $st"; leftover=1; }
-	done
-done
-result nothing-left-behind $leftover
+left_behind guard-trip node-a node-b
+
+# QPs to the error state through the shim, then retries exhausted by dropping
+# RoCE packets: detected (WC status and, from outside, the QP's state through
+# RDMA netlink), the stream reconnects or fails over, every revert verified.
+relab
+drill qp-error scenarios/qp-error.yaml 0 "${common_checks[@]}" \
+	'.verdict == "pass"' \
+	'all(.faults[]; .detection.ok and .recovery.ok)' \
+	'.faults[1].note | test("Soft-RoCE")' \
+	'events:any(.[]; .kind == "fault" and .action == "qp_state" and .state == "ERR")' \
+	'events:any(.[]; .kind == "workload" and .type == "error" and .wc_status == "IBV_WC_WR_FLUSH_ERR")' \
+	'events:any(.[]; .kind == "workload" and .type == "error" and .wc_status == "IBV_WC_RETRY_EXC_ERR")'
+left_behind qp-error node-a node-b
+
+# Memory registration refused three ways (rdma cgroup, memlock, shim) while the
+# stream re-registers: each seen as mr_error with the mechanism's errno, each
+# recovered after the exact prior limits came back.
+relab
+drill mr-failure scenarios/mr-failure.yaml 0 "${common_checks[@]}" \
+	'.verdict == "pass"' \
+	'all(.faults[]; .detection.ok and .detection.signal == "mr_error" and .recovery.ok)' \
+	'events:any(.[]; .type == "mr_error" and .errno == 11)' \
+	'events:any(.[]; .type == "mr_error" and .errno == 12)' \
+	'events:any(.[]; .type == "mr_recovered")'
+left_behind mr-failure node-a node-b
+
+# PFC storms: real frames sent from node-b, counted by node-a's agent, their
+# effect emulated there (the lab's NICs ignore pauses); the watchdog detects the
+# storm; a short storm stalls the stream and it resumes, a long one makes it
+# fail over. The report says what was real and what emulated.
+relab
+drill pfc-storm scenarios/pfc-storm.yaml 0 "${common_checks[@]}" \
+	'.verdict == "pass"' \
+	'all(.faults[]; .detection.ok and .recovery.ok)' \
+	'all(.faults[]; .pfc.frames_sent > 0 and .pfc.received_by["node-a"] > 0 and .pfc.emulated)' \
+	'events:any(.[]; .kind == "pfc" and .type == "storm_detected" and .node == "node-a")' \
+	'events:any(.[]; .kind == "workload" and .type == "resume")' \
+	'events:any(.[]; .kind == "workload" and .type == "failover" and .from_rail == 0)'
+left_behind pfc-storm node-a node-b
+
+# The game day: four fault classes in a row on a three-node lab.
+relab 3
+drill game-day scenarios/game-day.yaml 0 \
+	'.schema == "rdmachaos.report/v1"' \
+	'.cleanup.verified == true' \
+	'(.clock.nodes | length) == 3' \
+	'.workload.integrity.lost == 0 and .workload.integrity.corrupted == 0' \
+	'.verdict == "pass"' \
+	'(.faults | length) == 4 and all(.faults[]; .detection.ok and .recovery.ok)'
+left_behind game-day node-a node-b node-c
 
 # Kill the coordinator, kill an agent, cut the control channel, knock with bad
 # certificates: nothing may outlive its drill (tests/lab/fault_tolerance.sh).

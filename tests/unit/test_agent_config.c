@@ -167,7 +167,7 @@ static void test_bad_names(void **state)
 {
 	refused("injectors:\n  - link_down\n  - link_dwn\n",
 		"agent.yaml:3: injectors[1]: \"link_dwn\" is not an injector of this agent (known: "
-		"link_down, port_flap)");
+		"link_down, port_flap, pfc_storm, mr_failure, qp_error)");
 	refused("injectors: [link_down, link_down]\n",
 		"agent.yaml:1: injectors[1]: link_down is listed twice (first as injectors[0])");
 	refused("netdevs: [rail0, eth0:1]\n",

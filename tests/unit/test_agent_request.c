@@ -164,7 +164,7 @@ static void test_inject_meaning(void **state)
 
 	refused("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"f\", \"injector\": \"melt\", "
 		"\"target\": {\"netdev\": \"rc-absent0\"}}",
-		ENOENT, "inject: injector \"melt\": unknown (known: link_down, port_flap)");
+		ENOENT, "inject: injector \"melt\": unknown (known: link_down, port_flap, ");
 	refused("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"f\", \"injector\": \"port_flap\", "
 		"\"target\": {\"netdev\": \"rc-absent0\"}, \"params\": {\"count\": 2}}",
 		EINVAL, "port_flap: params.down_ms: missing");
@@ -222,6 +222,18 @@ static void test_workload_fields(void **state)
 		EINVAL, "workload_start: args: must be an array of at most 256 strings");
 	refused("{\"id\": 1, \"op\": \"workload_start\", \"role\": \"client\"}", EINVAL,
 		"workload_start: wl_id: missing");
+	refused("{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"s\", \"role\": \"client\", "
+		"\"cgroup\": \"yes\"}",
+		EINVAL, "workload_start: cgroup: must be true or false");
+	refused("{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"s\", \"role\": \"client\", "
+		"\"no_ipc_lock\": 1}",
+		EINVAL, "workload_start: no_ipc_lock: must be true or false");
+	refused(
+	    "{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"s\", \"role\": \"client\", "
+	    "\"preload\": true}",
+	    EINVAL,
+	    "workload_start: preload: unknown argument (workload_start takes wl_id, role, args, "
+	    "stop_on_close, shim, cgroup, no_ipc_lock)");
 	refused("{\"id\": 1, \"op\": \"workload_stop\", \"wl_id\": \"s\"}", ENOENT,
 		"workload_stop: s: no such workload on this node");
 	refused("{\"id\": 1, \"op\": \"workload_stop\", \"wl_id\": \"s\", \"timeout_ms\": 600001}",

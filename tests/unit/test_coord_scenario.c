@@ -111,6 +111,66 @@ static void test_base_parses(void **state)
 	scenario_free(&sc);
 }
 
+/* A fault on the workload process, with parameters checked by the injector's validate(). */
+static void test_workload_target(void **state)
+{
+	struct scenario sc;
+	char err[512] = "";
+	char *text = edit("    injector: link_down\n    target: {node: node-b, rail: 0}\n"
+		    "    duration: 10s\n",
+		    "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
+		    "    params: {mechanism: shim, qps: 291, action: error}\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_string_equal(sc.faults[0].target.workload, "stream");
+	assert_int_equal(sc.faults[0].target.rail, -1);
+	assert_int_equal(sc.faults[0].duration_ms, 0);
+	/* typed by their YAML form */
+	assert_int_equal(json_integer_value(json_object_get(sc.faults[0].params, "qps")), 291);
+	assert_string_equal(json_string_value(json_object_get(sc.faults[0].params, "action")),
+			    "error");
+	scenario_free(&sc);
+	free(text);
+
+	text = edit("  rails: [0, 1]\n", "  rails: [0, 1]\n  mr_churn: 2s\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.mr_churn_ms, 2000);
+	scenario_free(&sc);
+	free(text);
+}
+
+static void test_workload_target_errors(void **state)
+{
+	static const char from[] = "    injector: link_down\n    target: {node: node-b, rail: 0}\n"
+				   "    duration: 10s\n";
+
+	expect_err(from,
+		   "    injector: qp_error\n    target: {node: node-a, workload: job}\n"
+		   "    params: {mechanism: shim}\n",
+		   "t.yaml:13: faults[0].target.workload: \"job\" is not a workload of this drill; "
+		   "the drill's workload is stream");
+	expect_err(from,
+		   "    injector: qp_error\n    target: {node: node-a, workload: stream, netdev: "
+		   "x}\n    params: {mechanism: shim}\n",
+		   "t.yaml:13: faults[0].target.netdev: goes with workload only as rail: N (the "
+		   "rail whose netdev a mechanism needs)");
+	expect_err(from,
+		   "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
+		   "    params:\n      mechanism: shim\n      speed: 3\n",
+		   "t.yaml:16: faults[0].params.speed: unknown parameter (qp_error takes mechanism, "
+		   "action, qps, count, wc_status, qpn)");
+	expect_err(from,
+		   "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
+		   "    params:\n      mechanism: teleport\n",
+		   "t.yaml:15: faults[0].params.mechanism: must be \"shim\" or \"transport\"");
+	expect_err(from,
+		   "    injector: mr_failure\n    target: {node: node-a, workload: stream}\n"
+		   "    params: {mechanism: cgroup}\n",
+		   "t.yaml:10: faults[0].duration: missing; mr_failure needs to know when to undo "
+		   "the fault, e.g. duration: 10s");
+	expect_err("  rails: [0, 1]\n", "  rails: [0, 1]\n  mr_churn: 10ms\n",
+		   "t.yaml:7: workload.mr_churn: 10ms is out of range; use 100ms..1h (or 0: never)");
+}
+
 static void test_sha256_is_of_the_bytes(void **state)
 {
 	struct scenario sc;
@@ -344,7 +404,7 @@ static void test_unknown_key(void **state)
 {
 	expect_err("  rails: [0, 1]", "  rials: [0, 1]",
 		   "t.yaml:6: workload.rials: unknown key; allowed here: kind, from, to, op, "
-		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn");
+		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos");
 	expect_err("name: t\n", "name: t\nnmae: u\n",
 		   "t.yaml:2: nmae: unknown key; allowed here: name, description, owner, lab, "
 		   "nodes, workload, steady_state, faults, expect, safety");
@@ -694,6 +754,8 @@ int main(void)
 	    cmocka_unit_test(test_expect_values),
 	    cmocka_unit_test(test_aliases_work),
 	    cmocka_unit_test(test_shape_limits),
+	    cmocka_unit_test(test_workload_target),
+	    cmocka_unit_test(test_workload_target_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

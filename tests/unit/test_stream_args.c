@@ -54,6 +54,7 @@ static void test_client_defaults(void **state)
 	assert_int_equal(o.retry_cnt, 6);
 	assert_int_equal(o.interval_ms, 100);
 	assert_int_equal(o.duration_ms, 0);
+	assert_int_equal(o.mr_churn_ms, 0);
 	assert_string_equal(o.bind[0], "");
 }
 
@@ -81,6 +82,10 @@ static void test_client_full(void **state)
 	/* Plain seconds for --duration. */
 	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--duration", "30"), 0);
 	assert_int_equal(o.duration_ms, 30000);
+	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--mr-churn", "2s"), 0);
+	assert_int_equal(o.mr_churn_ms, 2000);
+	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--mr-churn", "0"), 0);
+	assert_int_equal(o.mr_churn_ms, 0);
 	/* retry 7 is accepted (with a warning on stderr). */
 	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--retry-cnt", "7"), 0);
 	assert_int_equal(o.retry_cnt, 7);
@@ -96,6 +101,7 @@ static void test_server(void **state)
 	assert_int_equal(o.rail_id[2], 2);
 	REFUSED("client option", "server", "--listen", "a", "--timeout", "14");
 	REFUSED("client option", "server", "--listen", "a", "--connect", "b");
+	REFUSED("client option", "server", "--listen", "a", "--mr-churn", "1s");
 	REFUSED("--listen", "server");
 	REFUSED("server option", "client", "--connect", "a", "--listen", "b");
 	REFUSED("--connect", "client");
@@ -128,6 +134,8 @@ static void test_bad_values(void **state)
 	REFUSED("--interval-ms", "client", "--connect", "a", "--interval-ms", "5");
 	REFUSED("--duration", "client", "--connect", "a", "--duration", "soon");
 	REFUSED("--connect-timeout", "client", "--connect", "a", "--connect-timeout", "10ms");
+	REFUSED("--mr-churn", "client", "--connect", "a", "--mr-churn", "50ms");
+	REFUSED("--mr-churn", "client", "--connect", "a", "--mr-churn", "often");
 	REFUSED("needs a value", "client", "--connect");
 	REFUSED("unknown option", "client", "--connect", "a", "--frobnicate");
 	REFUSED("unexpected argument", "client", "--connect", "a", "extra");
