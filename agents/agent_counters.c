@@ -3,7 +3,9 @@
  * The RDMA counter sampler: every interval it reads each port's
  * counters/ and hw_counters/ files under /sys/class/infiniband and emits one
  * `counter` event per counter that moved since the last sample. The first
- * sighting of a counter only records its value.
+ * sighting of a counter only records its value. At the same cadence it reads
+ * the rail netdevs' NIC pause counters (ethtool; `pfc` events, see
+ * agents/agent_ethtool.h).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "agents/agent.h"
+#include "agents/agent_ethtool.h"
 #include "common/units.h"
 
 struct agent_counter {
@@ -29,6 +32,7 @@ struct agent_counters {
 	uint64_t interval_ms;
 	struct agent_counter *c;
 	size_t n, cap;
+	struct agent_ethtool_poll *eth; /* NIC pause counters; NULL if they cannot be read */
 };
 
 static struct agent_counter *agent_counter_find(struct agent_counters *cs, const char *device,
@@ -145,11 +149,17 @@ static void agent_counters_sample(struct agent_counters *cs)
 	}
 }
 
+static void agent_counters_pfc_emit(void *ctx, json_t *fields)
+{
+	agent_emit(ctx, "pfc", fields);
+}
+
 static void agent_counters_fire(struct agent_timer *t)
 {
 	struct agent_counters *cs = agent_container_of(t, struct agent_counters, timer);
 
 	agent_counters_sample(cs);
+	agent_ethtool_poll_sample(cs->eth);
 	if (cs->interval_ms)
 		agent_timer_set(&cs->a->loop, &cs->timer,
 				rc_now_ns() + cs->interval_ms * RC_NSEC_PER_MSEC);
@@ -170,12 +180,16 @@ int agent_counters_set_interval(struct agent *a, uint64_t interval_ms)
 		agent_list_init(&cs->timer.node);
 		a->counters = cs;
 		agent_counters_sample(cs); /* the baseline: no events */
+		cs->eth = agent_ethtool_poll_new(agent_counters_pfc_emit, a);
 	}
 	cs->interval_ms = interval_ms;
-	if (interval_ms)
+	if (interval_ms) {
+		/* Each subscribe adds (and baselines) the rail netdevs that appeared since. */
+		agent_ethtool_poll_rails(cs->eth, &a->opts);
 		agent_timer_set(&a->loop, &cs->timer, rc_now_ns() + interval_ms * RC_NSEC_PER_MSEC);
-	else
+	} else {
 		agent_timer_cancel(&cs->timer);
+	}
 	return 0;
 }
 
@@ -186,6 +200,7 @@ void agent_counters_stop(struct agent *a)
 	if (!cs)
 		return;
 	agent_timer_cancel(&cs->timer);
+	agent_ethtool_poll_free(cs->eth);
 	free(cs->c);
 	free(cs);
 	a->counters = NULL;

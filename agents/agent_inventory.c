@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The inventory request: kernel, rdma-core version, RDMA devices with their
- * ports and GIDs (verbs plus sysfs), and netdevs with addresses (rtnetlink).
+ * ports and GIDs (verbs plus sysfs), and netdevs with addresses (rtnetlink)
+ * and their NIC pause counters and PFC storm prevention ("pfc", ethtool).
  * A node without RDMA devices answers an empty device list, not an error.
  */
 #include <arpa/inet.h>
@@ -15,8 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "agents/agent.h"
+#include "agents/agent_ethtool.h"
 
 void agent_rdma_core_version(const char *dpkg_status, char *buf, size_t len)
 {
@@ -209,6 +212,7 @@ struct agent_inv_ctx {
 	const struct agent_opts *opts;
 	json_t *addrs; /* ifindex (as a string) -> ["192.0.2.1/24", ...] */
 	json_t *out;
+	int eth_fd; /* SIOCETHTOOL; -errno if none */
 };
 
 static void agent_inv_link(struct nl_object *obj, void *arg)
@@ -234,6 +238,8 @@ static void agent_inv_link(struct nl_object *obj, void *arg)
 	rail = agent_rail_of(c->opts, name);
 	if (o && rail >= 0)
 		json_object_set_new(o, "rail", json_integer(rail));
+	if (o)
+		json_object_set_new(o, "pfc", agent_ethtool_inventory(c->eth_fd, name));
 	json_array_append_new(c->out, o);
 }
 
@@ -264,7 +270,10 @@ static int agent_inv_netdevs(const struct agent_opts *opts, json_t **out, char *
 		goto out;
 	}
 	nl_cache_foreach(addrs, agent_inv_addr, c.addrs);
+	c.eth_fd = agent_ethtool_socket();
 	nl_cache_foreach(links, agent_inv_link, &c);
+	if (c.eth_fd >= 0)
+		close(c.eth_fd);
 	*out = c.out;
 	c.out = NULL;
 out:

@@ -401,7 +401,7 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 {
 	const struct sc_workload *w = f->w;
 	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512], what[48], churn[32],
-	    tos[16];
+	     tos[16];
 	const char *sargs[16], *cargs[32];
 	struct fl_agent *srv = fleet_find(&d->fl, w->to), *cli = fleet_find(&d->fl, w->from);
 	json_t *req, *res = NULL;
@@ -599,7 +599,7 @@ static void drill_inject(struct drill *d, struct drill_fault *f)
 	const struct sc_fault *sf = f->ev.decl;
 	struct fl_agent *a = fleet_find(&d->fl, sf->target.node);
 	json_t *req, *res = NULL, *at;
-	const char *dev;
+	const char *dev, *note;
 	int ret;
 
 	f->inject_tried = true;
@@ -632,9 +632,10 @@ static void drill_inject(struct drill *d, struct drill_fault *f)
 		sf->target.node, sf->injector,
 		sf->target.workload[0] && !f->ev.netdev[0] ? "the workload" : f->ev.netdev,
 		sf->name);
-	if (json_string_value(json_object_get(res, "note")))
-		fprintf(stderr, "  %+8.1fs note: %s\n", f->ev.injected_ms / 1000.0,
-			json_string_value(json_object_get(res, "note")));
+	note = json_string_value(json_object_get(res, "note"))
+		   ?: json_string_value(json_object_get(json_object_get(res, "prior"), "note"));
+	if (note)
+		fprintf(stderr, "  %+8.1fs note: %s\n", f->ev.injected_ms / 1000.0, note);
 }
 
 static void drill_revert(struct drill *d, struct drill_fault *f)

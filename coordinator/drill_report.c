@@ -144,6 +144,14 @@ static json_t *drill_safety(const struct drill *d)
 			 "sent", (int)d->renews_sent, "failed", (int)d->renews_failed);
 }
 
+/* The injector's note on where its mechanism is real (in its prior state or the result). */
+static const char *drill_fault_note(const struct drill_fault *f)
+{
+	return json_string_value(json_object_get(f->inject_result, "note"))
+		   ?: json_string_value(
+			  json_object_get(json_object_get(f->inject_result, "prior"), "note"));
+}
+
 /*
  * A PFC storm's evidence, from the events: which parts were real and which
  * emulated. The frames are always real (sent from an AF_PACKET socket,
@@ -155,7 +163,7 @@ static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_faul
 	const struct sc_fault *sf = f->ev.decl;
 	double from = f->ev.injected_ms, to, t, v, detected = NAN;
 	json_t *ev, *received = json_object();
-	json_int_t sent = -1, holds = 0, total = 0;
+	json_int_t sent = -1, holds = 0, total = 0, nic = 0;
 	const char *why;
 	char buf[512];
 	size_t k;
@@ -174,7 +182,11 @@ static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_faul
 			sent = json_integer_value(json_object_get(ev, "frames_sent"));
 		if (strcmp(kind, "pfc") || t < from || t > to)
 			continue;
-		if (!strcmp(type, "rx")) {
+		if (!strcmp(type, "rx") &&
+		    !strcmp(json_string_value(json_object_get(ev, "source")) ?: "", "nic")) {
+			/* the NIC's own pause counters: the same frames, seen by the hardware */
+			nic += (json_int_t)json_number_value(json_object_get(ev, "frames"));
+		} else if (!strcmp(type, "rx")) {
 			v = json_number_value(json_object_get(ev, "frames"));
 			json_object_set_new(
 			    received, node,
@@ -182,7 +194,8 @@ static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_faul
 					 (json_int_t)v));
 			total += (json_int_t)v;
 		} else if (!strcmp(type, "emulation") &&
-			   !strcmp(json_string_value(json_object_get(ev, "action")) ?: "", "hold")) {
+			   !strcmp(json_string_value(json_object_get(ev, "action")) ?: "",
+				   "hold")) {
 			holds++;
 		} else if (!strcmp(type, "storm_detected") && isnan(detected)) {
 			detected = t - from;
@@ -191,16 +204,18 @@ static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_faul
 	if (holds)
 		why = "the frames were real; their effect (the paused priority's egress held) was "
 		      "emulated by the receiving agent, since virtio-net ignores pause frames";
-	else if (total)
-		why = "the frames were real and received; nothing was emulated, so their effect was "
-		      "the NIC's own";
+	else if (total || nic)
+		why =
+		    "the frames were real and received; nothing was emulated, so their effect was "
+		    "the NIC's own";
 	else
 		why = "no agent counted any of the frames";
 	snprintf(buf, sizeof(buf), "%s", why);
-	return json_pack("{s:o,s:I,s:o,s:I,s:b,s:o,s:s}", "frames_sent",
+	return json_pack("{s:o,s:I,s:o,s:I,s:I,s:b,s:o,s:s}", "frames_sent",
 			 sent >= 0 ? json_integer(sent) : json_null(), "frames_received", total,
-			 "received_by", received, "emulation_holds", holds, "emulated", holds > 0,
-			 "storm_detected_ms", drill_num_or_null(detected), "evidence", buf);
+			 "received_by", received, "nic_pause_frames", nic, "emulation_holds", holds,
+			 "emulated", holds > 0, "storm_detected_ms", drill_num_or_null(detected),
+			 "evidence", buf);
 }
 
 static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reasons,
@@ -311,10 +326,8 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 			 */
 			if (!strcmp(sf->injector, "pfc_storm"))
 				json_object_set_new(fj, "pfc", drill_pfc_evidence(d, f));
-			if (json_is_string(json_object_get(f->inject_result, "note")))
-				json_object_set_new(
-				    fj, "note",
-				    json_incref(json_object_get(f->inject_result, "note")));
+			if (drill_fault_note(f))
+				json_object_set_new(fj, "note", json_string(drill_fault_note(f)));
 		} else {
 			json_object_set_new(fj, "injected_ms", json_null());
 			json_object_set_new(fj, "error", json_string(f->error));

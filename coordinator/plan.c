@@ -224,9 +224,10 @@ static void plan_print_fault_notes(FILE *f, const struct scenario *sc, const str
 
 	if (!strcmp(ft->injector, "pfc_storm"))
 		fprintf(f, "              note: the PFC frames are real; %s\n",
-			sc->lab ? "in the lab the receiving agent emulates their effect (virtio-net "
-				  "ignores pause frames)"
-				: "their effect is the receiving NIC's");
+			sc->lab
+			    ? "in the lab the receiving agent emulates their effect (virtio-net "
+			      "ignores pause frames)"
+			    : "their effect is the receiving NIC's");
 	if (!mech)
 		return;
 	if (!strcmp(ft->injector, "qp_error") && !strcmp(mech, "transport"))

@@ -458,10 +458,9 @@ static void workload_defaults(struct sc_workload *w)
 static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 			      struct sc_workload *w)
 {
-	static const char *const keys[] = {"kind",     "from",	      "to",	  "op",
-					   "msg_size", "queue_depth", "rails",	  "qp",
-					   "interval", "port",	      "mr_churn", "tos",
-					   NULL};
+	static const char *const keys[] = {"kind",	  "from",  "to", "op",	     "msg_size",
+					   "queue_depth", "rails", "qp", "interval", "port",
+					   "mr_churn",	  "tos",   NULL};
 	char buf[64], kpath[YD_PATH_LEN];
 	yaml_node_t *n;
 	uint64_t v = 0;
@@ -798,10 +797,12 @@ static int params_fail(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const
 				if (!strncmp(msg, want, strlen(want)))
 					text = msg + strlen(want);
 			} else {
-				for (hit = strstr(msg, key); hit && !found; hit = strstr(hit + 1, key))
-					found = (hit == msg ||
-						 !(isalnum((unsigned char)hit[-1]) || hit[-1] == '_')) &&
-						!(isalnum((unsigned char)hit[len]) || hit[len] == '_');
+				for (hit = strstr(msg, key); hit && !found;
+				     hit = strstr(hit + 1, key))
+					found =
+					    (hit == msg || !(isalnum((unsigned char)hit[-1]) ||
+							     hit[-1] == '_')) &&
+					    !(isalnum((unsigned char)hit[len]) || hit[len] == '_');
 			}
 			if (found) {
 				yd_join(kpath, path, key);

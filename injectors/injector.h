@@ -59,9 +59,9 @@ struct inj_fault {
 	const struct injector *inj;
 	char id[64];
 	struct inj_target target;
-	json_t *params;	      /* validated parameters (owned) */
-	uint64_t duration_ms; /* 0: until reverted */
-	uint64_t injected_at_ns;
+	json_t *params;		 /* validated parameters (owned) */
+	uint64_t duration_ms;	 /* 0: until reverted */
+	uint64_t injected_at_ns; /* inject() may set it to when the fault took effect */
 	uint64_t reverted_at_ns;
 	uint64_t next_tick_ns; /* 0: no tick wanted */
 	bool injected;

@@ -918,6 +918,8 @@ static int qpe_transport_inject(struct inj_fault *f)
 		}
 	}
 	ret = qpe_add_filter(f, sk);
+	if (!ret)
+		f->injected_at_ns = rc_now_ns(); /* packets drop from here, not from the call */
 out:
 	nl_socket_free(sk);
 	if (!ret)

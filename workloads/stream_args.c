@@ -236,9 +236,10 @@ static int ws_check_role(struct ws_opts *o, struct ws_seen *seen, char *err, siz
 	if (o->role == WS_ROLE_SERVER) {
 		if (seen->connect || seen->bind || seen->timeout || seen->retry ||
 		    seen->connect_timeout || seen->mr_churn || seen->tos)
-			return ws_fail(err, errlen,
-				       "--connect, --bind, --timeout, --retry-cnt, "
-				       "--connect-timeout, --mr-churn and --tos are client options");
+			return ws_fail(
+			    err, errlen,
+			    "--connect, --bind, --timeout, --retry-cnt, "
+			    "--connect-timeout, --mr-churn and --tos are client options");
 		if (!seen->listen)
 			return ws_fail(err, errlen, "server: --listen ADDR[,ADDR...] is required");
 		ring = 3ULL * o->queue_depth * o->msg_size;
@@ -389,7 +390,8 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 		case OPT_TOS:
 			seen.tos = 1;
 			if (ws_parse_uint(optarg, 0, 255, &v))
-				return ws_fail(err, errlen, "--tos: \"%s\" is not in 0..255", optarg);
+				return ws_fail(err, errlen, "--tos: \"%s\" is not in 0..255",
+					       optarg);
 			o->tos = (int)v;
 			break;
 		case OPT_CONNECT_TIMEOUT:

@@ -178,7 +178,7 @@ check "faults lists f1" '[f["fault_id"] for f in res["active"]] == ["f1"]'
 call '{"op": "inject", "fault_id": "f2", "injector": "link_down", "target": {"rail": 1}}'
 check "second fault on the same netdev refused (rail 1 = v0)" 'not r["ok"] and r["errno"] == 16 and "v0: busy: fault f1" in r["error"]'
 call '{"op": "inject", "fault_id": "f3", "injector": "link_down", "target": {"netdev": "v0"}, "max_active": 1}'
-check "the drill's blast radius (max_active 1) refused a second fault" 'not r["ok"] and r["errno"] == 1 and "blast radius allows 1 active fault(s) on this node and 1 are active" in r["error"]'
+check "the drill's blast radius (max_active 1) refused a second fault" 'not r["ok"] and r["errno"] == 1 and "blast radius allows 1 active fault(s) on links of this node and 1 are active" in r["error"]'
 call '{"op": "revert", "fault_id": "f1"}' --events 1
 check "revert verified" 'r["ok"] and res["verified"] and res["actions"] == ["v0: set up (was up)"]'
 check "fault event revert, link event up" 'faults("revert") and faults("revert")[0]["verified"] and any(e["up"] for e in links("v0"))'

@@ -117,9 +117,9 @@ static void test_workload_target(void **state)
 	struct scenario sc;
 	char err[512] = "";
 	char *text = edit("    injector: link_down\n    target: {node: node-b, rail: 0}\n"
-		    "    duration: 10s\n",
-		    "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
-		    "    params: {mechanism: shim, qps: 291, action: error}\n");
+			  "    duration: 10s\n",
+			  "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
+			  "    params: {mechanism: shim, qps: 291, action: error}\n");
 	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
 	assert_string_equal(sc.faults[0].target.workload, "stream");
 	assert_int_equal(sc.faults[0].target.rail, -1);
@@ -153,11 +153,12 @@ static void test_workload_target_errors(void **state)
 		   "x}\n    params: {mechanism: shim}\n",
 		   "t.yaml:13: faults[0].target.netdev: goes with workload only as rail: N (the "
 		   "rail whose netdev a mechanism needs)");
-	expect_err(from,
-		   "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
-		   "    params:\n      mechanism: shim\n      speed: 3\n",
-		   "t.yaml:16: faults[0].params.speed: unknown parameter (qp_error takes mechanism, "
-		   "action, qps, count, wc_status, qpn)");
+	expect_err(
+	    from,
+	    "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
+	    "    params:\n      mechanism: shim\n      speed: 3\n",
+	    "t.yaml:16: faults[0].params.speed: unknown parameter (qp_error takes mechanism, "
+	    "action, qps, count, wc_status, qpn)");
 	expect_err(from,
 		   "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
 		   "    params:\n      mechanism: teleport\n",
@@ -167,8 +168,9 @@ static void test_workload_target_errors(void **state)
 		   "    params: {mechanism: cgroup}\n",
 		   "t.yaml:10: faults[0].duration: missing; mr_failure needs to know when to undo "
 		   "the fault, e.g. duration: 10s");
-	expect_err("  rails: [0, 1]\n", "  rails: [0, 1]\n  mr_churn: 10ms\n",
-		   "t.yaml:7: workload.mr_churn: 10ms is out of range; use 100ms..1h (or 0: never)");
+	expect_err(
+	    "  rails: [0, 1]\n", "  rails: [0, 1]\n  mr_churn: 10ms\n",
+	    "t.yaml:7: workload.mr_churn: 10ms is out of range; use 100ms..1h (or 0: never)");
 }
 
 static void test_sha256_is_of_the_bytes(void **state)
