@@ -154,6 +154,8 @@ drill link-down scenarios/link-down.yaml 0 "${common_checks[@]}" \
 	'.verdict == "pass"' \
 	'.faults[0].detection.ok and .faults[0].isolation.ok and .faults[0].recovery.ok' \
 	'.faults[0].target.netdev == "rail0"'
+# The verbs shim on real rxe, on the same lab: every command, then inert.
+script 600 tests/shim/run_lab_selftest.sh
 relab
 drill impossible-recovery scenarios/impossible-recovery.yaml 1 "${common_checks[@]}" \
 	'.verdict == "fail"' \
