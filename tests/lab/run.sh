@@ -93,7 +93,8 @@ left_behind() { # NAME NODE...
 				bad=1
 			fi
 		done
-		cg=$(bash lab/lab.sh exec "$node" -- find /sys/fs/cgroup/rdmachaos -mindepth 1 -maxdepth 1 -type d 2>/dev/null)
+		# (lab exec returns the guest's stderr too: keep find's own quiet in the guest)
+		cg=$(bash lab/lab.sh exec "$node" -- sh -c 'find /sys/fs/cgroup/rdmachaos -mindepth 1 -maxdepth 1 -type d 2>/dev/null')
 		[ -z "$cg" ] || { echo "left behind by $name: $node cgroups: $cg"; bad=1; }
 	done
 	result "nothing-left-behind-$name" $bad
