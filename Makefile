@@ -6,7 +6,8 @@
 #   make test     unit tests (ASan+UBSan), fuzz smoke (tests/fuzz) and lab integration tests
 #   make fuzz     libFuzzer harnesses, FUZZ_SECONDS (60) each
 #   make demo     boot the lab, run the default drill, print where the report is
-#   make bench    workload bandwidth against ib_write_bw on the same lab link
+#   make bench    workload bandwidth against ib_write_bw on the same lab link, and the
+#                 verbs shim's cost when nothing is armed
 
 CC       ?= gcc
 BUILD    ?= build

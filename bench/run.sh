@@ -4,8 +4,12 @@
 # link, message size and queue depth, in one run, printed as a ratio (target
 # >= 0.95). TCG is noisy, so the two alternate for BENCH_ROUNDS rounds and the
 # verdict is the median of the per-round ratios, each round's pair measured
-# back to back. Uses the lab that is up, or boots a 2x2 lab and stops it after
-# (a freshly booted 2x1 lab was seen with rail0 ARP FAILED on both nodes).
+# back to back. Each round also runs the stream with the verbs shim preloaded
+# and listening (how the agent starts a workload for shim faults, nothing
+# armed), printed as a ratio against the plain stream of the same round: the
+# shim's cost when it does nothing. Uses the lab that is up, or boots a 2x2 lab
+# and stops it after (a freshly booted 2x1 lab was seen with rail0 ARP FAILED
+# on both nodes).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 70
 lab=lab/lab.sh
@@ -52,12 +56,12 @@ peer_round() {
 
 # The stream's intervals after its first second (connection set-up), as
 # bytes over time in MiB/s; lab exec merges stderr, so keep the JSON lines.
-ours_round() {
+ours_round() { # [ENV=VALUE...]: the client's environment (the shim)
 	local mib
 	run_bg node-b bench-stream-server.out "$PWD/build/rdmachaos-stream" server \
 		--listen "$srv_addr" --op write --msg-size "$size" --queue-depth "$depth"
 	sleep 2
-	bash $lab exec node-a -- timeout $((secs + 60)) "$PWD/build/rdmachaos-stream" client \
+	bash $lab exec node-a -- timeout $((secs + 60)) env "$@" "$PWD/build/rdmachaos-stream" client \
 		--connect "$srv_addr" \
 		--op write --msg-size "$size" --queue-depth "$depth" --duration "${secs}s" \
 		>build/bench-stream.jsonl 2>build/bench-stream.err
@@ -77,10 +81,17 @@ ours_round() {
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, rail0 node-a -> node-b, $rounds round(s)"
-ratios=() peers=() ours=()
+ratios=() peers=() ours=() shims=() shim_ratios=()
+shim_env=(LD_PRELOAD="$PWD/build/librdmachaos-verbs.so" RDMACHAOS_SHIM_SOCK=/run/rdmachaos-bench-shim.sock)
+[ -f build/librdmachaos-verbs.so ] || { echo "bench: build/librdmachaos-verbs.so is missing (make)" >&2; exit 1; }
 for ((i = 1; i <= rounds; i++)); do
 	p=$(peer_round "$i") || exit 1
 	o=$(ours_round) || exit 1
+	sh=$(ours_round "${shim_env[@]}") || exit 1
+	sr=$(awk -v a="$sh" -v b="$o" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+	printf 'bench: round %d/%d: rdmachaos-stream with the shim listening %8.2f MiB/s, ratio to without %s\n' \
+		"$i" "$rounds" "$sh" "$sr"
+	shims+=("$sh") shim_ratios+=("$sr")
 	r=$(awk -v a="$o" -v b="$p" 'BEGIN {printf "%.3f", a / b}')
 	printf 'bench: round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s\n' \
 		"$i" "$rounds" "$p" "$o" "$r"
@@ -91,3 +102,5 @@ printf 'bench: ib_write_bw      median %8.2f MiB/s\n' "$(printf '%s\n' "${peers[
 printf 'bench: rdmachaos-stream median %8.2f MiB/s\n' "$(printf '%s\n' "${ours[@]}" | median)"
 printf 'bench: ratio rdmachaos-stream / ib_write_bw = %.3f (median of %d rounds; target >= 0.95)\n' \
 	"$ratio" "$rounds"
+printf 'bench: ratio shim listening / no shim = %.3f (median of %d rounds; the shim should cost nothing measurable)\n' \
+	"$(printf '%s\n' "${shim_ratios[@]}" | median)" "$rounds"
