@@ -683,6 +683,27 @@ out:
 	return ret;
 }
 
+/*
+ * The workload's RLIMIT_MEMLOCK now, for revert and verify: 1 with it in
+ * *now, 0 when the process is gone (exited, or its pid reused), or -errno
+ * with a sentence in f->err.
+ */
+static int mr_memlock_now(struct inj_fault *f, const struct mr_priv *priv, struct rlimit *now)
+{
+	int ret = mr_same_process(priv);
+
+	if (ret < 0)
+		return inj_fail(f, ret, "mr_failure: pid %d: %s/%d/stat: %s", priv->pid,
+				mr_failure_proc_root, priv->pid, strerror(-ret));
+	if (!ret)
+		return 0;
+	if (prlimit(priv->pid, RLIMIT_MEMLOCK, NULL, now))
+		return errno == ESRCH ? 0
+				      : inj_fail(f, -errno, "mr_failure: pid %d: prlimit: %s",
+						 priv->pid, strerror(errno));
+	return 1;
+}
+
 static int mr_revert(struct inj_fault *f)
 {
 	struct mr_priv *priv = f->priv;
@@ -698,17 +719,13 @@ static int mr_revert(struct inj_fault *f)
 	case MR_CGROUP:
 		return mr_revert_cgroup(f, priv);
 	case MR_MEMLOCK:
-		ret = mr_same_process(priv);
-		if (ret < 0)
-			return inj_fail(f, ret, "mr_failure: pid %d: %s/%d/stat: %s", priv->pid,
-					mr_failure_proc_root, priv->pid, strerror(-ret));
-		if (!ret || prlimit(priv->pid, RLIMIT_MEMLOCK, NULL, &now)) {
-			if (ret && errno != ESRCH)
-				return inj_fail(f, -errno, "mr_failure: pid %d: prlimit: %s",
-						priv->pid, strerror(errno));
-			inj_action(f, "pid %d: gone (the workload exited): nothing to restore",
-				   priv->pid);
-			return 0;
+		ret = mr_memlock_now(f, priv, &now);
+		if (ret <= 0) {
+			if (!ret)
+				inj_action(f,
+					   "pid %d: gone (the workload exited): nothing to restore",
+					   priv->pid);
+			return ret;
 		}
 		if (now.rlim_cur == priv->prior.rlim_cur && now.rlim_max == priv->prior.rlim_max) {
 			inj_action(f, "pid %d: RLIMIT_MEMLOCK already %s/%s", priv->pid,
@@ -805,15 +822,9 @@ static int mr_verify(struct inj_fault *f)
 	case MR_CGROUP:
 		return mr_verify_cgroup(f, priv);
 	case MR_MEMLOCK:
-		ret = mr_same_process(priv);
-		if (ret < 0)
-			return inj_fail(f, ret, "mr_failure: pid %d: %s/%d/stat: %s", priv->pid,
-					mr_failure_proc_root, priv->pid, strerror(-ret));
-		if (!ret || prlimit(priv->pid, RLIMIT_MEMLOCK, NULL, &now))
-			return ret && errno != ESRCH
-				   ? inj_fail(f, -errno, "mr_failure: pid %d: prlimit: %s",
-					      priv->pid, strerror(errno))
-				   : 0;
+		ret = mr_memlock_now(f, priv, &now);
+		if (ret <= 0)
+			return ret; /* a process that is gone holds no limit to verify */
 		if (now.rlim_cur != priv->prior.rlim_cur || now.rlim_max != priv->prior.rlim_max)
 			return inj_fail(
 			    f, -EIO,
