@@ -180,6 +180,7 @@ static void ws_cl_rail_lost(struct ws_client *cl, struct ws_rail *r, const char 
 	}
 	r->state = WS_RAIL_DOWN;
 	r->hb_out = false;
+	r->kick_out = false;
 	r->failed_attempts = 0;
 	if (reason != r->why)
 		snprintf(r->why, sizeof(r->why), "%s", reason);
@@ -220,8 +221,8 @@ static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 {
 	struct ws_client *cl = arg;
 	struct ws_rail *r = (struct ws_rail *)((char *)c - offsetof(struct ws_rail, c));
-	bool hb = wc->wr_id & WS_WRID_HB;
-	uint64_t seq = wc->wr_id & ~WS_WRID_HB, now, done;
+	bool hb = wc->wr_id & WS_WRID_HB, kick = wc->wr_id & WS_WRID_KICK;
+	uint64_t seq = wc->wr_id & ~(WS_WRID_HB | WS_WRID_KICK), now, done;
 
 	if (wc->status != IBV_WC_SUCCESS) {
 		/* An error completion has no valid opcode: report the one we posted. */
@@ -231,8 +232,11 @@ static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 				  ws_wc_status_name(wc->status), "wc_status_code", (int)wc->status,
 				  "wc_status_str", ibv_wc_status_str(wc->status), "vendor_err",
 				  (int)wc->vendor_err, "qp_num", (int)wc->qp_num, "opcode",
-				  ws_cl_wr_opcode(cl, hb), "kind", hb ? "heartbeat" : "data", "seq",
-				  (json_int_t)seq));
+				  kick ? "IBV_WR_RDMA_WRITE" : ws_cl_wr_opcode(cl, hb), "kind",
+				  hb	 ? "heartbeat"
+				  : kick ? "kick"
+					 : "data",
+				  "seq", (json_int_t)seq));
 		snprintf(r->why, sizeof(r->why), "completion error %s (%s)",
 			 ws_wc_status_name(wc->status), ibv_wc_status_str(wc->status));
 		return -EIO;
@@ -240,6 +244,10 @@ static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 	if (hb) {
 		r->hb_out = false;
 		cl->heartbeats++;
+		return 0;
+	}
+	if (kick) {
+		r->kick_out = false;
 		return 0;
 	}
 	if (seq < cl->una)
@@ -310,6 +318,43 @@ static void ws_cl_interval(struct ws_client *cl, uint64_t now)
 	ws_cl_emit(cl, ws_out_obj("interval", f));
 }
 
+/*
+ * Soft-RoCE (6.1) can lose the wake-up of a QP's requester: it stops sending
+ * when too many of its packets are in flight (skb_out above its high mark, or
+ * 128 PSNs unacknowledged) and relies on the last packet's destructor or ACK
+ * to run it again; when those come between its check and its flag, nobody
+ * does, and the QP sits with work queued, no packet out, no timer and no
+ * error. Any post_send runs the requester again. So while the active rail is
+ * stalled, a zero-length RDMA WRITE (no data placed, no receive consumed, a
+ * valid key anyway) is posted every WS_SLOW_MS, each said as a `kick` event.
+ * Only on rxe and op=write; a kick cannot unstick a real fault (it queues
+ * behind the stalled work), it only undoes a lost wake-up.
+ */
+static void ws_cl_kick(struct ws_client *cl, struct ws_rail *r, uint64_t now)
+{
+	struct ibv_send_wr wr, *bad;
+	char why[96];
+	int ret;
+
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = WS_WRID_KICK | ++cl->kicks;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = r->raddr;
+	wr.wr.rdma.rkey = r->rkey;
+	r->kick_last_ns = now;
+	ret = ibv_post_send(r->c.id->qp, &wr, &bad);
+	if (ret) {
+		snprintf(why, sizeof(why), "kick ibv_post_send: %s", strerror(ret));
+		ws_cl_rail_fail(cl, r, why);
+		return;
+	}
+	r->kick_out = true;
+	ws_cl_emit(cl, ws_out("kick", "{s:i, s:I, s:I}", "rail", ws_cl_rail_id(cl, r->c.pos),
+			      "in_flight", (json_int_t)(cl->snd_nxt - cl->una), "stalled_ms",
+			      (json_int_t)((now - cl->progress_ns) / RC_NSEC_PER_MSEC)));
+}
+
 /* Reconnects, heartbeats and fail-back: everything that runs on the clock. */
 /*
  * A rail whose messages stop completing without any error is as dead as one
@@ -341,6 +386,10 @@ static void ws_cl_watchdog(struct ws_client *cl, uint64_t now)
 				      ws_cl_rail_id(cl, cl->active), "in_flight",
 				      (json_int_t)(cl->snd_nxt - cl->una)));
 	}
+	r = cl->active >= 0 ? &cl->rail[cl->active] : NULL;
+	if (cl->slow && r && r->soft_roce && cl->o->op == WS_OP_WRITE && !r->kick_out &&
+	    now - r->kick_last_ns >= WS_SLOW_MS * RC_NSEC_PER_MSEC)
+		ws_cl_kick(cl, r, now);
 	if (cl->active >= 0 && cl->una < cl->snd_nxt && now - cl->progress_ns > limit) {
 		r = &cl->rail[cl->active];
 		ws_cl_emit(cl, ws_out("error", "{s:i, s:s, s:s, s:I, s:s}", "rail",
@@ -479,16 +528,18 @@ static void ws_cl_summary(struct ws_client *cl)
 
 	ws_cl_emit(
 	    cl,
-	    ws_out("summary",
-		   "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I}",
-		   "sent", (json_int_t)cl->sent, "completed", (json_int_t)cl->completed, "resent",
-		   (json_int_t)cl->resent, "errors", (json_int_t)cl->errors, "bytes",
-		   (json_int_t)cl->bytes, "failovers", (json_int_t)cl->failovers, "failbacks",
-		   (json_int_t)cl->failbacks, "stalls", (json_int_t)cl->stalls, "heartbeats",
-		   (json_int_t)cl->heartbeats, "next_seq", (json_int_t)cl->nxt, "outstanding",
-		   (json_int_t)(cl->nxt - cl->una), "drained", cl->una == cl->nxt, "duration_ms",
-		   (json_int_t)(cl->started ? (now - cl->start_ns) / RC_NSEC_PER_MSEC : 0),
-		   "mr_reregs", (json_int_t)cl->mr_reregs, "mr_errors", (json_int_t)cl->mr_errors));
+	    ws_out(
+		"summary",
+		"{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, s:I}",
+		"sent", (json_int_t)cl->sent, "completed", (json_int_t)cl->completed, "resent",
+		(json_int_t)cl->resent, "errors", (json_int_t)cl->errors, "bytes",
+		(json_int_t)cl->bytes, "failovers", (json_int_t)cl->failovers, "failbacks",
+		(json_int_t)cl->failbacks, "stalls", (json_int_t)cl->stalls, "heartbeats",
+		(json_int_t)cl->heartbeats, "next_seq", (json_int_t)cl->nxt, "outstanding",
+		(json_int_t)(cl->nxt - cl->una), "drained", cl->una == cl->nxt, "duration_ms",
+		(json_int_t)(cl->started ? (now - cl->start_ns) / RC_NSEC_PER_MSEC : 0),
+		"mr_reregs", (json_int_t)cl->mr_reregs, "mr_errors", (json_int_t)cl->mr_errors,
+		"kicks", (json_int_t)cl->kicks));
 }
 
 static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)

@@ -18,6 +18,8 @@
 
 /* wr_id: a data message's seq, or a heartbeat's seq with this bit set. */
 #define WS_WRID_HB (1ULL << 63)
+/* wr_id of a kick: a zero-length RDMA WRITE that restarts a Soft-RoCE requester (see kick). */
+#define WS_WRID_KICK (1ULL << 62)
 /* Per-rail heartbeat buffer, after the data slots. */
 #define WS_HB_SLOT 64
 
@@ -37,6 +39,9 @@ struct ws_rail {
 	uint64_t up_since_ns;
 	bool hb_out;
 	uint64_t hb_last_ns;
+	bool soft_roce; /* the device is rxe (vendor 0xffffff): stalled requesters get kicks */
+	bool kick_out;	/* a kick is in the send queue */
+	uint64_t kick_last_ns;
 	uint64_t hb_seq;
 	unsigned int failed_attempts; /* since the rail last went down or up */
 	char why[200];		      /* last failure */
@@ -59,7 +64,7 @@ struct ws_client {
 	uint64_t *post_ns;	    /* per local slot: when its message was last posted */
 	uint64_t una, snd_nxt, nxt; /* oldest not completed, next to post here, next new */
 	uint64_t sent, completed, resent, errors, bytes;
-	uint64_t failovers, failbacks, stalls, heartbeats;
+	uint64_t failovers, failbacks, stalls, heartbeats, kicks;
 	struct ws_stats st;
 	uint64_t start_ns;
 	uint64_t progress_ns; /* last data completion, or when the window last went busy */

@@ -164,6 +164,13 @@ static int ws_cl_on_established(struct ws_client *cl, struct ws_rail *r, const s
 	r->raddr = acc.addr;
 	r->rkey = acc.rkey;
 	r->rslots = acc.slots;
+	{
+		struct ibv_device_attr da;
+
+		/* Soft-RoCE reports this vendor id; its requester can miss a wake-up */
+		r->soft_roce = !ibv_query_device(r->c.id->verbs, &da) && da.vendor_id == 0xffffff;
+	}
+	r->kick_out = false;
 	r->state = WS_RAIL_UP;
 	r->c.established = true;
 	r->up_since_ns = rc_now_ns();
