@@ -132,10 +132,14 @@ deps:
 unit-test: $(TESTS)
 	@bash tests/run-unit.sh $(TESTS)
 
+# Renderers, schemas, golden files and the offline commands (tests/report).
+report-test: all
+	@bash tests/report/run.sh
+
 lab-test: all
 	@bash tests/lab/run.sh
 
-test: all unit-test fuzz-smoke lab-test
+test: all unit-test report-test fuzz-smoke lab-test
 
 # Workload failover on real rxe, alone (see tests/lab/run.sh for why it is apart).
 stream-lab-test: all

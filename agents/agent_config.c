@@ -2,10 +2,10 @@
 /*
  * The agent's policy file (/etc/rdmachaos/agent.yaml or --config FILE): read
  * with libyaml's document API and checked key by key, so each error names the
- * file, the 1-based line of the offending key or value and its key path, and
- * says what is allowed, e.g.
+ * file, the 1-based line and column of the offending key or value and its key
+ * path, and says what is allowed, e.g.
  *
- *   /etc/rdmachaos/agent.yaml:4: max_fault_duration: "10 min" is not a
+ *   /etc/rdmachaos/agent.yaml:4:21: max_fault_duration: "10 min" is not a
  *   duration; write a number and a unit with no space, e.g. 500ms, 10s, 5m
  *
  * The agent refuses to start on any of them (exit AGENT_CONFIG_EXIT).

@@ -9,6 +9,13 @@
 
 static const char *rc_log_prog = "rdmachaos";
 static enum rc_log_level rc_log_level = RC_LOG_INFO;
+static void (*rc_log_before)(void), (*rc_log_after)(void);
+
+void rc_log_set_hooks(void (*before)(void), void (*after)(void))
+{
+	rc_log_before = before;
+	rc_log_after = after;
+}
 
 void rc_log_init(const char *prog, enum rc_log_level level)
 {
@@ -31,10 +38,14 @@ void rc_log(enum rc_log_level level, const char *fmt, ...)
 
 	if (level > rc_log_level)
 		return;
+	if (rc_log_before)
+		rc_log_before();
 	fprintf(stderr, "%s: %s: ", rc_log_prog, names[level]);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+	if (rc_log_after)
+		rc_log_after();
 	errno = saved;
 }

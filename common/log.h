@@ -15,6 +15,12 @@ enum rc_log_level rc_log_get_level(void);
 
 void rc_log(enum rc_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Called around every line rc_log() writes, e.g. to take a live status line
+ * off the terminal and draw it again below the message. NULL: none.
+ */
+void rc_log_set_hooks(void (*before)(void), void (*after)(void));
+
 #define rc_err(...) rc_log(RC_LOG_ERR, __VA_ARGS__)
 #define rc_warn(...) rc_log(RC_LOG_WARN, __VA_ARGS__)
 #define rc_info(...) rc_log(RC_LOG_INFO, __VA_ARGS__)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Reading, loading and checking small YAML files, with "FILE:LINE: key.path: ..." errors. */
+/* Reading, loading and checking small YAML files, with "FILE:LINE:COL: key.path: ..." errors. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -10,6 +10,138 @@
 #include "common/units.h"
 #include "common/yaml_guard.h"
 #include "common/yamldoc.h"
+
+#define YD_LINE_LEN 2048 /* one message; a longer one is cut */
+
+/* ---- diagnostics ------------------------------------------------------- */
+
+void yd_diags_add(struct yd_diags *l, enum yd_severity sev, unsigned int line, unsigned int col,
+		  const char *key, const char *text, size_t msg_off)
+{
+	unsigned int max = l->max ? l->max : YD_DIAGS_MAX;
+	struct yd_diag *e;
+
+	if (sev == YD_WARNING)
+		l->nr_warnings++;
+	else
+		l->nr_errors++;
+	if (l->nr >= max)
+		return;
+	if (l->nr == l->alloc) {
+		unsigned int alloc = l->alloc ? 2 * l->alloc : 16;
+		struct yd_diag *v = realloc(l->v, alloc * sizeof(*v));
+
+		if (!v)
+			return;
+		l->v = v;
+		l->alloc = alloc;
+	}
+	e = &l->v[l->nr];
+	e->text = strdup(text);
+	if (!e->text)
+		return;
+	e->severity = sev;
+	e->line = line;
+	e->col = col;
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	e->msg = e->text + (msg_off <= strlen(text) ? msg_off : strlen(text));
+	l->nr++;
+}
+
+unsigned int yd_diags_dropped(const struct yd_diags *l)
+{
+	return l->nr_errors + l->nr_warnings - l->nr;
+}
+
+static int yd_diag_cmp(const void *a, const void *b)
+{
+	const struct yd_diag *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return 0;
+}
+
+void yd_diags_sort(struct yd_diags *l)
+{
+	unsigned int i, j;
+
+	/* Insertion sort: stable, and the lists are short. */
+	for (i = 1; i < l->nr; i++) {
+		struct yd_diag e = l->v[i];
+
+		for (j = i; j > 0 && yd_diag_cmp(&l->v[j - 1], &e) > 0; j--)
+			l->v[j] = l->v[j - 1];
+		l->v[j] = e;
+	}
+}
+
+void yd_diags_free(struct yd_diags *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->nr; i++)
+		free(l->v[i].text);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/*
+ * The core of every message: "FILE:LINE:COL: [warning: ]PATH: ..." counted,
+ * kept in d->diags, and for the document's first error written to d->err.
+ */
+static void yd_vemit(struct yd_doc *d, enum yd_severity sev, unsigned int line, unsigned int col,
+		     const char *path, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+
+static void yd_vemit(struct yd_doc *d, enum yd_severity sev, unsigned int line, unsigned int col,
+		     const char *path, const char *fmt, va_list ap)
+{
+	char text[YD_LINE_LEN];
+	int off;
+
+	off = snprintf(text, sizeof(text), "%s:%u:%u: %s%s%s", d->file, line, col,
+		       sev == YD_WARNING ? "warning: " : "", path, *path ? ": " : "");
+	if (off < 0 || (size_t)off >= sizeof(text))
+		off = (int)strlen(text);
+	vsnprintf(text + off, sizeof(text) - (size_t)off, fmt, ap);
+	if (sev == YD_ERROR && !d->nr_errors++ && d->errlen)
+		snprintf(d->err, d->errlen, "%s", text);
+	if (d->diags)
+		yd_diags_add(d->diags, sev, line, col, path, text, (size_t)off);
+}
+
+static void yd_emit(struct yd_doc *d, enum yd_severity sev, unsigned int line, unsigned int col,
+		    const char *path, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+static void yd_emit(struct yd_doc *d, enum yd_severity sev, unsigned int line, unsigned int col,
+		    const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	yd_vemit(d, sev, line, col, path, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * A message someone else wrote into d->err ("FILE:LINE: ...", the shape
+ * guard's): counted and kept as it is, its line read back for sorting.
+ */
+static void yd_keep_err(struct yd_doc *d)
+{
+	size_t flen = strlen(d->file);
+	unsigned long line = 0;
+
+	d->nr_errors++;
+	if (!d->diags || !d->errlen)
+		return;
+	if (!strncmp(d->err, d->file, flen) && d->err[flen] == ':')
+		line = strtoul(d->err + flen + 1, NULL, 10);
+	yd_diags_add(d->diags, YD_ERROR, (unsigned int)line, 0, "", d->err, 0);
+}
 
 /* ---- files and documents ----------------------------------------------- */
 
@@ -56,53 +188,66 @@ out:
 	return ret;
 }
 
-static size_t yd_offset_line(const char *text, size_t len, size_t off)
+/* The 1-based line and column of byte off (columns count characters, as libyaml's do). */
+static void yd_offset_place(const char *text, size_t len, size_t off, unsigned int *line,
+			    unsigned int *col)
 {
-	size_t i, line = 1;
+	size_t i;
 
-	for (i = 0; i < off && i < len; i++)
-		if (text[i] == '\n')
-			line++;
-	return line;
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < off && i < len; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+			(*col)++;
+		}
+	}
 }
 
-/* libyaml's complaint as "FILE:LINE: YAML syntax error: ...", with a hint for tabs. */
-static int yd_syntax_error(const struct yd_doc *d, const char *text, size_t len,
-			   const yaml_parser_t *p)
+/* libyaml's complaint as "FILE:LINE:COL: YAML syntax error: ...", with a hint for tabs. */
+static int yd_syntax_error(struct yd_doc *d, const char *text, size_t len, const yaml_parser_t *p)
 {
 	const char *problem = p->problem ? p->problem : "unknown problem";
-	size_t line = p->problem_mark.line + 1;
+	unsigned int line = (unsigned int)p->problem_mark.line + 1;
+	unsigned int col = (unsigned int)p->problem_mark.column + 1;
 
 	switch (p->error) {
 	case YAML_MEMORY_ERROR:
 		snprintf(d->err, d->errlen, "%s: out of memory while reading YAML", d->file);
 		return -ENOMEM;
 	case YAML_READER_ERROR: /* bad encoding: libyaml knows the byte, not the line */
-		snprintf(d->err, d->errlen, "%s:%zu: YAML syntax error: %s (byte %zu)", d->file,
-			 yd_offset_line(text, len, p->problem_offset), problem, p->problem_offset);
+		yd_offset_place(text, len, p->problem_offset, &line, &col);
+		yd_emit(d, YD_ERROR, line, col, "", "YAML syntax error: %s (byte %zu)", problem,
+			p->problem_offset);
 		return -EINVAL;
 	default:
 		/* libyaml often blames a tab without saying so; when it says so, its context helps
 		 * more. */
 		if (p->problem_mark.index < len && text[p->problem_mark.index] == '\t' &&
 		    p->problem && !strstr(p->problem, "tab"))
-			snprintf(d->err, d->errlen,
-				 "%s:%zu: YAML syntax error: %s (YAML indents with spaces, not "
-				 "tabs)",
-				 d->file, line, problem);
+			yd_emit(d, YD_ERROR, line, col, "",
+				"YAML syntax error: %s (YAML indents with spaces, not tabs)",
+				problem);
 		else if (p->context)
-			snprintf(d->err, d->errlen,
-				 "%s:%zu: YAML syntax error: %s (%s on line %zu)", d->file, line,
-				 problem, p->context, p->context_mark.line + 1);
+			yd_emit(d, YD_ERROR, line, col, "",
+				"YAML syntax error: %s (%s on line %zu)", problem, p->context,
+				p->context_mark.line + 1);
 		else
-			snprintf(d->err, d->errlen, "%s:%zu: YAML syntax error: %s", d->file, line,
-				 problem);
+			yd_emit(d, YD_ERROR, line, col, "", "YAML syntax error: %s", problem);
 		return -EINVAL;
 	}
 }
 
 int yd_load(struct yd_doc *d, const struct yd_kind *kind, const char *file, const char *text,
 	    size_t len, char *err, size_t errlen)
+{
+	return yd_load_diags(d, kind, file, text, len, err, errlen, NULL);
+}
+
+int yd_load_diags(struct yd_doc *d, const struct yd_kind *kind, const char *file, const char *text,
+		  size_t len, char *err, size_t errlen, struct yd_diags *diags)
 {
 	yaml_parser_t parser;
 	yaml_document_t extra;
@@ -113,11 +258,14 @@ int yd_load(struct yd_doc *d, const struct yd_kind *kind, const char *file, cons
 	d->file = file;
 	d->err = err;
 	d->errlen = errlen;
+	d->diags = diags;
 	/* Nesting and aliases are bounded before libyaml builds the document. */
 	ret = yaml_guard(file, text, len, kind->noun, kind->depth, err, errlen);
 	if (ret) {
 		if (ret == -ENOMEM)
 			snprintf(err, errlen, "%s: out of memory", file);
+		else
+			yd_keep_err(d);
 		return ret;
 	}
 	if (!yaml_parser_initialize(&parser)) {
@@ -139,9 +287,10 @@ int yd_load(struct yd_doc *d, const struct yd_kind *kind, const char *file, cons
 		goto out_doc;
 	}
 	if (yaml_document_get_root_node(&extra)) {
-		snprintf(err, errlen,
-			 "%s:%zu: %s holds one YAML document; remove the second one (after ---)",
-			 file, extra.start_mark.line + 1, kind->one_doc);
+		yd_emit(d, YD_ERROR, (unsigned int)extra.start_mark.line + 1,
+			(unsigned int)extra.start_mark.column + 1, "",
+			"%s holds one YAML document; remove the second one (after ---)",
+			kind->one_doc);
 		ret = -EINVAL;
 	}
 	yaml_document_delete(&extra);
@@ -168,19 +317,28 @@ unsigned int yd_line(const yaml_node_t *n)
 	return n ? (unsigned int)n->start_mark.line + 1 : 1;
 }
 
-int yd_fail(const struct yd_doc *d, const yaml_node_t *n, const char *path, const char *fmt, ...)
+unsigned int yd_col(const yaml_node_t *n)
+{
+	return n ? (unsigned int)n->start_mark.column + 1 : 1;
+}
+
+int yd_fail(struct yd_doc *d, const yaml_node_t *n, const char *path, const char *fmt, ...)
 {
 	va_list ap;
-	int len;
 
-	len = snprintf(d->err, d->errlen, "%s:%u: %s%s", d->file, yd_line(n), path,
-		       *path ? ": " : "");
-	if (len < 0 || (size_t)len >= d->errlen)
-		return -EINVAL;
 	va_start(ap, fmt);
-	vsnprintf(d->err + len, d->errlen - (size_t)len, fmt, ap);
+	yd_vemit(d, YD_ERROR, yd_line(n), yd_col(n), path, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
+}
+
+void yd_warn(struct yd_doc *d, const yaml_node_t *n, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	yd_vemit(d, YD_WARNING, yd_line(n), yd_col(n), path, fmt, ap);
+	va_end(ap);
 }
 
 const char *yd_list(const char *const *names, char *buf, size_t len)
@@ -248,7 +406,7 @@ yaml_node_t *yd_map_get(struct yd_doc *d, const yaml_node_t *map, const char *ke
 {
 	yaml_node_pair_t *p;
 
-	if (!map)
+	if (!map || map->type != YAML_MAPPING_NODE)
 		return NULL;
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yd_node(d, p->key);
@@ -260,8 +418,8 @@ yaml_node_t *yd_map_get(struct yd_doc *d, const yaml_node_t *map, const char *ke
 }
 
 /* A collection of type `type`; `what` names it and shows how to write one. */
-static int yd_want(const struct yd_doc *d, const yaml_node_t *n, const char *path,
-		   yaml_node_type_t type, const char *what)
+static int yd_want(struct yd_doc *d, const yaml_node_t *n, const char *path, yaml_node_type_t type,
+		   const char *what)
 {
 	if (n->type == type)
 		return 0;
@@ -270,18 +428,18 @@ static int yd_want(const struct yd_doc *d, const yaml_node_t *n, const char *pat
 	return yd_fail(d, n, path, "must be a %s", what);
 }
 
-int yd_want_map(const struct yd_doc *d, const yaml_node_t *n, const char *path)
+int yd_want_map(struct yd_doc *d, const yaml_node_t *n, const char *path)
 {
 	return yd_want(d, n, path, YAML_MAPPING_NODE, "mapping (key: value lines or {...})");
 }
 
-int yd_want_seq(const struct yd_doc *d, const yaml_node_t *n, const char *path)
+int yd_want_seq(struct yd_doc *d, const yaml_node_t *n, const char *path)
 {
 	return yd_want(d, n, path, YAML_SEQUENCE_NODE, "list ([a, b] or \"- \" lines)");
 }
 
 /* A scalar with a value; what it holds is the caller's to check. */
-static int yd_want_value(const struct yd_doc *d, const yaml_node_t *n, const char *path)
+static int yd_want_value(struct yd_doc *d, const yaml_node_t *n, const char *path)
 {
 	if (n->type != YAML_SCALAR_NODE)
 		return yd_fail(d, n, path, "must be a single value, not a %s",
@@ -292,14 +450,14 @@ static int yd_want_value(const struct yd_doc *d, const yaml_node_t *n, const cha
 }
 
 /* A "\0" escape would cut the C string short: "1\0x" must not read as 1. */
-static int yd_want_no_nul(const struct yd_doc *d, const yaml_node_t *n, const char *path)
+static int yd_want_no_nul(struct yd_doc *d, const yaml_node_t *n, const char *path)
 {
 	if (strlen(yd_scalar(n)) != n->data.scalar.length)
 		return yd_fail(d, n, path, "holds a NUL character");
 	return 0;
 }
 
-int yd_want_scalar(const struct yd_doc *d, const yaml_node_t *n, const char *path)
+int yd_want_scalar(struct yd_doc *d, const yaml_node_t *n, const char *path)
 {
 	int ret = yd_want_value(d, n, path);
 
@@ -312,38 +470,45 @@ int yd_check_keys(struct yd_doc *d, const yaml_node_t *map, const char *path,
 	char kpath[YD_PATH_LEN], list[256];
 	yaml_node_pair_t *p, *q;
 	unsigned int i;
+	int ret = 0;
 
 	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		yaml_node_t *k = yd_node(d, p->key);
 		bool known = false;
 
-		if (k->type != YAML_SCALAR_NODE)
-			return yd_fail(d, k, path, "keys must be plain words, not a %s",
-				       k->type == YAML_MAPPING_NODE ? "mapping" : "list");
+		if (k->type != YAML_SCALAR_NODE) {
+			ret = yd_fail(d, k, path, "keys must be plain words, not a %s",
+				      k->type == YAML_MAPPING_NODE ? "mapping" : "list");
+			continue;
+		}
 		yd_join(kpath, path, yd_scalar(k));
 		for (i = 0; allowed[i]; i++)
 			known |= !strcmp(allowed[i], yd_scalar(k));
-		if (!known && !allowed[0])
-			return yd_fail(d, k, kpath, "unknown key; nothing is allowed here");
-		if (!known)
-			return yd_fail(d, k, kpath, "unknown key; allowed here: %s",
-				       yd_list(allowed, list, sizeof(list)));
-		/* Earlier keys passed the checks above: they are scalars. */
+		if (!known && !allowed[0]) {
+			ret = yd_fail(d, k, kpath, "unknown key; nothing is allowed here");
+			continue;
+		}
+		if (!known) {
+			ret = yd_fail(d, k, kpath, "unknown key; allowed here: %s",
+				      yd_list(allowed, list, sizeof(list)));
+			continue;
+		}
 		for (q = map->data.mapping.pairs.start; q < p; q++) {
 			yaml_node_t *k2 = yd_node(d, q->key);
 
-			if (!strcmp(yd_scalar(k2), yd_scalar(k)))
-				return yd_fail(d, k, kpath, "given twice (first on line %u)",
-					       yd_line(k2));
+			if (k2->type == YAML_SCALAR_NODE && !strcmp(yd_scalar(k2), yd_scalar(k))) {
+				ret = yd_fail(d, k, kpath, "given twice (first on line %u)",
+					      yd_line(k2));
+				break;
+			}
 		}
 	}
-	return 0;
+	return ret;
 }
 
 /* ---- typed values ------------------------------------------------------ */
 
-int yd_get_text(const struct yd_doc *d, const yaml_node_t *n, const char *path, char *buf,
-		size_t len)
+int yd_get_text(struct yd_doc *d, const yaml_node_t *n, const char *path, char *buf, size_t len)
 {
 	int ret = yd_want_value(d, n, path);
 
@@ -370,7 +535,7 @@ static bool yd_parse_whole(const char *s, uint64_t *v)
 	return !*end && !errno;
 }
 
-int yd_get_uint(const struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t min,
+int yd_get_uint(struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t min,
 		uint64_t max, uint64_t *v)
 {
 	int ret = yd_want_scalar(d, n, path);
@@ -387,7 +552,7 @@ int yd_get_uint(const struct yd_doc *d, const yaml_node_t *n, const char *path, 
 	return 0;
 }
 
-int yd_get_duration(const struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t *ms)
+int yd_get_duration(struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t *ms)
 {
 	int ret = yd_want_scalar(d, n, path);
 

@@ -4,12 +4,15 @@
  * and the agent's policy file (agents/agent_config.c). A file is read with a
  * size cap, bounded in shape (common/yaml_guard.h), loaded as one libyaml
  * document (a second one is refused), and checked node by node with the
- * helpers below. Every error is one sentence in the caller's buffer,
+ * helpers below. Every error is one sentence,
  *
- *   FILE:LINE: key.path: what is wrong and what is allowed
+ *   FILE:LINE:COL: key.path: what is wrong and what is allowed
  *
- * with the 1-based line of the offending key or value. The helpers return 0
- * or -EINVAL, so checks chain: `if ((ret = yd_want_map(...)) || ...)`.
+ * with the 1-based line and column of the offending key or value (libyaml's
+ * mark). The first error of a document goes into the caller's buffer; with a
+ * struct yd_diags, every error (and warning) is also kept, so that a caller
+ * can check past the first one and report them all. The helpers return 0 or
+ * -EINVAL, so checks chain: `if ((ret = yd_want_map(...)) || ...)`.
  */
 #ifndef RC_YAMLDOC_H
 #define RC_YAMLDOC_H
@@ -37,12 +40,59 @@ struct yd_kind {
 	const char *dur_eg;   /* "250ms, 10s, 2m": the examples in "is not a duration" */
 };
 
-/* A loaded document, and where the helpers write their message. */
+/* ---- diagnostics ------------------------------------------------------- */
+
+enum yd_severity { YD_ERROR, YD_WARNING };
+
+/* One error or warning, as found. */
+struct yd_diag {
+	enum yd_severity severity;
+	unsigned int line,
+	    col;	       /* 1-based; 0: not known (a file not read; col of a guard message) */
+	char key[YD_PATH_LEN]; /* the key path, "" for the file as a whole */
+	const char *msg;       /* what is wrong and what is allowed: the tail of text */
+	char *text;	       /* the whole line, "FILE:LINE:COL: [warning: ]KEY: msg" */
+};
+
+#define YD_DIAGS_MAX 100 /* entries a list keeps unless told otherwise */
+
+/*
+ * Every error and warning of one or more documents, in the order found. A
+ * zeroed one is empty and ready; it keeps at most `max` entries (0:
+ * YD_DIAGS_MAX) and only counts the rest. Release with yd_diags_free().
+ */
+struct yd_diags {
+	struct yd_diag *v;
+	unsigned int nr, alloc;
+	unsigned int max;
+	unsigned int nr_errors, nr_warnings; /* found, kept or not */
+};
+
+/*
+ * Adds one entry: text is the whole line, its message starts at text +
+ * msg_off. Past the cap, or when memory runs out, it is only counted.
+ */
+void yd_diags_add(struct yd_diags *l, enum yd_severity sev, unsigned int line, unsigned int col,
+		  const char *key, const char *text, size_t msg_off);
+
+/* Entries found but not kept (over the cap). */
+unsigned int yd_diags_dropped(const struct yd_diags *l);
+
+/* Sorts the entries by line, then column; equal places keep the order found. */
+void yd_diags_sort(struct yd_diags *l);
+
+void yd_diags_free(struct yd_diags *l);
+
+/* ---- documents --------------------------------------------------------- */
+
+/* A loaded document, and where the helpers write their messages. */
 struct yd_doc {
 	const struct yd_kind *kind;
 	const char *file; /* the name in messages */
-	char *err;
+	char *err;	  /* the first error */
 	size_t errlen;
+	struct yd_diags *diags; /* NULL, or where every error and warning goes too */
+	unsigned int nr_errors; /* refusals so far */
 	yaml_document_t doc;
 	yaml_node_t *root; /* NULL: the text holds no document at all (empty, comments) */
 	bool loaded;
@@ -66,16 +116,29 @@ int yd_read_file(const struct yd_kind *kind, const char *path, char **buf, size_
 int yd_load(struct yd_doc *d, const struct yd_kind *kind, const char *file, const char *text,
 	    size_t len, char *err, size_t errlen);
 
+/* The same, keeping every message in diags as well (NULL: like yd_load()). */
+int yd_load_diags(struct yd_doc *d, const struct yd_kind *kind, const char *file, const char *text,
+		  size_t len, char *err, size_t errlen, struct yd_diags *diags);
+
 /* Releases what yd_load() built; harmless on a zeroed or failed d. */
 void yd_free(struct yd_doc *d);
 
 /* ---- messages ---------------------------------------------------------- */
 
-/* The node's 1-based line; 1 for NULL (the file as a whole). */
+/* The node's 1-based line and column; 1 for NULL (the file as a whole). */
 unsigned int yd_line(const yaml_node_t *n);
+unsigned int yd_col(const yaml_node_t *n);
 
-/* "FILE:LINE: PATH: message", "FILE:LINE: message" for path ""; always -EINVAL. */
-int yd_fail(const struct yd_doc *d, const yaml_node_t *n, const char *path, const char *fmt, ...)
+/*
+ * A refusal: "FILE:LINE:COL: PATH: message" ("FILE:LINE:COL: message" for
+ * path ""), at node n. Counted in d->nr_errors, kept in d->diags, and written
+ * to the caller's buffer when it is the document's first. Always -EINVAL.
+ */
+int yd_fail(struct yd_doc *d, const yaml_node_t *n, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* A warning, "FILE:LINE:COL: warning: PATH: message": kept in d->diags only. */
+void yd_warn(struct yd_doc *d, const yaml_node_t *n, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* "a, b, c" from a NULL-terminated list, cut to fit len bytes; returns buf. */
@@ -101,19 +164,23 @@ bool yd_is_null(const yaml_node_t *n);
 size_t yd_seq_len(const yaml_node_t *seq);
 yaml_node_t *yd_seq_item(struct yd_doc *d, const yaml_node_t *seq, size_t i);
 
-/* The value of `key` in map; NULL when absent or map is NULL. Keys are unique after yd_check_keys.
+/*
+ * The value of `key` in map; NULL when absent, or when map is NULL or not a
+ * mapping. A key given twice: the first (yd_check_keys refuses the second).
  */
 yaml_node_t *yd_map_get(struct yd_doc *d, const yaml_node_t *map, const char *key);
 
-int yd_want_map(const struct yd_doc *d, const yaml_node_t *n, const char *path);
-int yd_want_seq(const struct yd_doc *d, const yaml_node_t *n, const char *path);
+int yd_want_map(struct yd_doc *d, const yaml_node_t *n, const char *path);
+int yd_want_seq(struct yd_doc *d, const yaml_node_t *n, const char *path);
 
 /* A scalar with a value and no NUL in it, so that yd_scalar() is all of it. */
-int yd_want_scalar(const struct yd_doc *d, const yaml_node_t *n, const char *path);
+int yd_want_scalar(struct yd_doc *d, const yaml_node_t *n, const char *path);
 
 /*
  * Refuses keys that are not scalars, not in `allowed` (NULL-terminated) or
- * given twice. The line is the key's own: the key is what is wrong.
+ * given twice, each of them: the place is the key's own, since the key is
+ * what is wrong. The other keys can still be read (yd_map_get finds the
+ * first of a repeated key).
  */
 int yd_check_keys(struct yd_doc *d, const yaml_node_t *map, const char *path,
 		  const char *const *allowed);
@@ -121,14 +188,13 @@ int yd_check_keys(struct yd_doc *d, const yaml_node_t *map, const char *path,
 /* ---- typed values ------------------------------------------------------ */
 
 /* A scalar copied to buf, len bytes with the NUL. */
-int yd_get_text(const struct yd_doc *d, const yaml_node_t *n, const char *path, char *buf,
-		size_t len);
+int yd_get_text(struct yd_doc *d, const yaml_node_t *n, const char *path, char *buf, size_t len);
 
 /* Digits only (no sign, spaces or units), min..max. */
-int yd_get_uint(const struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t min,
+int yd_get_uint(struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t min,
 		uint64_t max, uint64_t *v);
 
 /* A duration as rc_parse_duration_ms() reads it; 0 is one. */
-int yd_get_duration(const struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t *ms);
+int yd_get_duration(struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t *ms);
 
 #endif

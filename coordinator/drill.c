@@ -17,6 +17,7 @@
 #include "common/units.h"
 #include "coordinator/drill.h"
 #include "coordinator/drill_priv.h"
+#include "coordinator/progress.h"
 #include "coordinator/evaluate.h"
 #include "coordinator/fleet.h"
 #include "coordinator/labenv.h"
@@ -99,84 +100,87 @@ static void drill_print_event(json_t *ev, void *arg)
 	if (d->o->quiet || !strcmp(kind, "counter"))
 		return;
 	if (!strcmp(kind, "link"))
-		fprintf(stderr, "  %+8.1fs %s link %s %s\n", t, node,
-			json_string_value(json_object_get(ev, "ifname")) ?: "?",
-			json_is_true(json_object_get(ev, "up")) &&
-				json_is_true(json_object_get(ev, "carrier"))
-			    ? "up"
-			    : "down");
+		prog_event("  %+8.1fs %s link %s %s", t, node,
+			   json_string_value(json_object_get(ev, "ifname")) ?: "?",
+			   json_is_true(json_object_get(ev, "up")) &&
+				   json_is_true(json_object_get(ev, "carrier"))
+			       ? "up"
+			       : "down");
 	else if (!strcmp(kind, "port") || !strcmp(kind, "async"))
-		fprintf(stderr, "  %+8.1fs %s %s port %lld %s\n", t, node,
-			json_string_value(json_object_get(ev, "device")) ?: "?",
-			json_integer_value(json_object_get(ev, "port")),
-			json_string_value(json_object_get(ev, "event")) ?: "?");
+		prog_event("  %+8.1fs %s %s port %lld %s", t, node,
+			   json_string_value(json_object_get(ev, "device")) ?: "?",
+			   json_integer_value(json_object_get(ev, "port")),
+			   json_string_value(json_object_get(ev, "event")) ?: "?");
 	else if (!strcmp(kind, "fault") && json_is_integer(json_object_get(ev, "qpn")))
-		fprintf(stderr,
-			"  %+8.1fs %s fault %s: QP %lld is %s (seen through RDMA netlink)\n", t,
-			node, json_string_value(json_object_get(ev, "fault_id")) ?: "?",
-			json_integer_value(json_object_get(ev, "qpn")),
-			json_string_value(json_object_get(ev, "state")) ?: "?");
+		prog_event("  %+8.1fs %s fault %s: QP %lld is %s (seen through RDMA netlink)", t,
+			   node, json_string_value(json_object_get(ev, "fault_id")) ?: "?",
+			   json_integer_value(json_object_get(ev, "qpn")),
+			   json_string_value(json_object_get(ev, "state")) ?: "?");
 	else if (!strcmp(kind, "fault"))
-		fprintf(stderr, "  %+8.1fs %s fault %s: %s %s\n", t, node,
-			json_string_value(json_object_get(ev, "fault_id")) ?: "?",
-			json_string_value(json_object_get(ev, "action")) ?: "?",
-			json_string_value(json_object_get(ev, "netdev")) ?: "");
+		prog_event("  %+8.1fs %s fault %s: %s %s", t, node,
+			   json_string_value(json_object_get(ev, "fault_id")) ?: "?",
+			   json_string_value(json_object_get(ev, "action")) ?: "?",
+			   json_string_value(json_object_get(ev, "netdev")) ?: "");
 	else if (!strcmp(kind, "pfc") && type && strcmp(type, "rx"))
-		fprintf(stderr, "  %+8.1fs %s pfc %s on %s priority %lld%s%s\n", t, node, type,
-			json_string_value(json_object_get(ev, "netdev")) ?: "?",
-			json_integer_value(json_object_get(ev, "priority")),
-			json_string_value(json_object_get(ev, "action")) ? " " : "",
-			json_string_value(json_object_get(ev, "action")) ?: "");
+		prog_event("  %+8.1fs %s pfc %s on %s priority %lld%s%s", t, node, type,
+			   json_string_value(json_object_get(ev, "netdev")) ?: "?",
+			   json_integer_value(json_object_get(ev, "priority")),
+			   json_string_value(json_object_get(ev, "action")) ? " " : "",
+			   json_string_value(json_object_get(ev, "action")) ?: "");
 	else if (!strcmp(kind, "workload") && type) {
 		const struct drill_flow *f = drill_flow_of(d, ev);
 		const char *wl = f && f->guard >= 0 ? f->wl_id : "workload";
 
 		if (!strcmp(type, "error"))
-			fprintf(stderr,
-				"  %+8.1fs %s %s error on rail %lld: %s (vendor_err %lld)\n", t,
-				node, wl, json_integer_value(json_object_get(ev, "rail")),
-				json_string_value(json_object_get(ev, "wc_status")) ?: "?",
-				json_integer_value(json_object_get(ev, "vendor_err")));
+			prog_event("  %+8.1fs %s %s error on rail %lld: %s (vendor_err %lld)", t,
+				   node, wl, json_integer_value(json_object_get(ev, "rail")),
+				   json_string_value(json_object_get(ev, "wc_status")) ?: "?",
+				   json_integer_value(json_object_get(ev, "vendor_err")));
 		else if (!strcmp(type, "failover") || !strcmp(type, "failback"))
-			fprintf(stderr, "  %+8.1fs %s %s %s rail %lld -> %lld\n", t, node, wl, type,
-				json_integer_value(json_object_get(ev, "from_rail")),
-				json_integer_value(json_object_get(ev, "to_rail")));
+			prog_event("  %+8.1fs %s %s %s rail %lld -> %lld", t, node, wl, type,
+				   json_integer_value(json_object_get(ev, "from_rail")),
+				   json_integer_value(json_object_get(ev, "to_rail")));
 		else if (!strcmp(type, "rail_down") || !strcmp(type, "rail_up"))
-			fprintf(stderr, "  %+8.1fs %s %s %s rail %lld\n", t, node, wl, type,
-				json_integer_value(json_object_get(ev, "rail")));
+			prog_event("  %+8.1fs %s %s %s rail %lld", t, node, wl, type,
+				   json_integer_value(json_object_get(ev, "rail")));
 		else if (!strcmp(type, "exit"))
-			fprintf(stderr, "  %+8.1fs %s %s %s exited (status %lld%s)\n", t, node, wl,
-				json_string_value(json_object_get(ev, "role")) ?: "?",
-				json_integer_value(json_object_get(ev, "exit_status")),
-				json_is_true(json_object_get(ev, "killed")) ? ", killed" : "");
+			prog_event("  %+8.1fs %s %s %s exited (status %lld%s)", t, node, wl,
+				   json_string_value(json_object_get(ev, "role")) ?: "?",
+				   json_integer_value(json_object_get(ev, "exit_status")),
+				   json_is_true(json_object_get(ev, "killed")) ? ", killed" : "");
 		else if (!strcmp(type, "stall"))
-			fprintf(stderr, "  %+8.1fs %s %s stalled: %s\n", t, node, wl,
-				json_string_value(json_object_get(ev, "reason")) ?: "?");
+			prog_event("  %+8.1fs %s %s stalled: %s", t, node, wl,
+				   json_string_value(json_object_get(ev, "reason")) ?: "?");
+		else if (!strcmp(type, "kick") &&
+			 json_integer_value(json_object_get(ev, "stalled_ms")) < 1000)
+			/* the first kick of a stall; the rest (every 500 ms) are in events.jsonl */
+			prog_event("  %+8.1fs %s %s kicks its stalled Soft-RoCE requester on rail "
+				   "%lld (a lost wake-up in rxe; docs/PROTOCOL.md, kick)",
+				   t, node, wl, json_integer_value(json_object_get(ev, "rail")));
 		else if (!strcmp(type, "resume"))
-			fprintf(stderr, "  %+8.1fs %s %s resumed after %lld ms\n", t, node, wl,
-				json_integer_value(json_object_get(ev, "stalled_ms")));
+			prog_event("  %+8.1fs %s %s resumed after %lld ms", t, node, wl,
+				   json_integer_value(json_object_get(ev, "stalled_ms")));
 		else if (!strcmp(type, "mr_error"))
-			fprintf(
-			    stderr,
+			prog_event(
 			    "  %+8.1fs %s %s memory registration failed (%s, attempt %lld): %s; "
-			    "retry in %lld ms\n",
+			    "retry in %lld ms",
 			    t, node, wl, json_string_value(json_object_get(ev, "during")) ?: "?",
 			    json_integer_value(json_object_get(ev, "attempt")),
 			    json_string_value(json_object_get(ev, "error")) ?: "?",
 			    json_integer_value(json_object_get(ev, "retry_in_ms")));
 		else if (!strcmp(type, "mr_recovered"))
-			fprintf(stderr,
-				"  %+8.1fs %s %s memory registered again after %lld attempts (%lld "
-				"ms)\n",
-				t, node, wl, json_integer_value(json_object_get(ev, "attempts")),
-				json_integer_value(json_object_get(ev, "failed_ms")));
+			prog_event(
+			    "  %+8.1fs %s %s memory registered again after %lld attempts (%lld "
+			    "ms)",
+			    t, node, wl, json_integer_value(json_object_get(ev, "attempts")),
+			    json_integer_value(json_object_get(ev, "failed_ms")));
 		else if (!strcmp(type, "connected"))
-			fprintf(stderr, "  %+8.1fs %s %s connected rail %lld (QP %lld)\n", t, node,
-				wl, json_integer_value(json_object_get(ev, "rail")),
-				json_integer_value(json_object_get(ev, "qp_num")));
+			prog_event("  %+8.1fs %s %s connected rail %lld (QP %lld)", t, node, wl,
+				   json_integer_value(json_object_get(ev, "rail")),
+				   json_integer_value(json_object_get(ev, "qp_num")));
 	} else if (!strcmp(kind, "agent"))
-		fprintf(stderr, "  %+8.1fs %s agent: %s\n", t, node,
-			json_string_value(json_object_get(ev, "message")) ?: "?");
+		prog_event("  %+8.1fs %s agent: %s", t, node,
+			   json_string_value(json_object_get(ev, "message")) ?: "?");
 }
 
 static int drill_out_dir(struct drill *d)
@@ -247,10 +251,9 @@ static int drill_prepare_lab(struct drill *d)
 
 	ret = labenv_load(&d->lab);
 	if (ret == -ENOENT) {
-		fprintf(stderr,
-			"rdmachaos: no lab is up; booting %u nodes x %u rails (stopped again "
-			"after the drill)\n",
-			d->sc.lab_nodes, d->sc.lab_rails);
+		prog_event("rdmachaos: no lab is up; booting %u nodes x %u rails (stopped again "
+			   "after the drill)",
+			   d->sc.lab_nodes, d->sc.lab_rails);
 		ret = labenv_up(d->sc.lab_nodes, d->sc.lab_rails);
 		if (ret) {
 			drill_reason(d, true,
@@ -501,7 +504,7 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 		fleet_pump(&d->fl, 100);
 	}
 	if (sets_t0)
-		d->fl.t0_ns = rc_now_ns();
+		fleet_set_t0(&d->fl, rc_now_ns());
 	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", f->wl_id,
 			"stop_on_close", 1, "role", "client", "args", drill_strings(cargs, nc));
 	if (f->guard < 0)
@@ -532,8 +535,9 @@ static int drill_start_workloads(struct drill *d)
 		if ((ret = drill_start_flow(d, f, i == 0)))
 			return ret;
 		if (f->guard >= 0)
-			fprintf(stderr, "  %+8.1fs guard %d's flow %s -> %s running (%s)\n",
-				drill_now_ms(d) / 1000.0, f->guard, f->w->from, f->w->to, f->wl_id);
+			prog_event("  %+8.1fs guard %d's flow %s -> %s running (%s)",
+				   drill_now_ms(d) / 1000.0, f->guard, f->w->from, f->w->to,
+				   f->wl_id);
 	}
 	return 0;
 }
@@ -628,14 +632,14 @@ static void drill_inject(struct drill *d, struct drill_fault *f)
 	snprintf(f->ev.device, sizeof(f->ev.device), "%s", dev ? dev : sf->target.device);
 	if (f->ev.rail < 0 && json_is_integer(json_object_get(res, "rail")))
 		f->ev.rail = (int)json_integer_value(json_object_get(res, "rail"));
-	fprintf(stderr, "  %+8.1fs %s injected %s on %s (%s)\n", f->ev.injected_ms / 1000.0,
-		sf->target.node, sf->injector,
-		sf->target.workload[0] && !f->ev.netdev[0] ? "the workload" : f->ev.netdev,
-		sf->name);
+	prog_event("  %+8.1fs %s injected %s on %s (%s)", f->ev.injected_ms / 1000.0,
+		   sf->target.node, sf->injector,
+		   sf->target.workload[0] && !f->ev.netdev[0] ? "the workload" : f->ev.netdev,
+		   sf->name);
 	note = json_string_value(json_object_get(res, "note"))
 		   ?: json_string_value(json_object_get(json_object_get(res, "prior"), "note"));
 	if (note)
-		fprintf(stderr, "  %+8.1fs note: %s\n", f->ev.injected_ms / 1000.0, note);
+		prog_event("  %+8.1fs note: %s", f->ev.injected_ms / 1000.0, note);
 }
 
 static void drill_revert(struct drill *d, struct drill_fault *f)
@@ -677,8 +681,8 @@ static void drill_revert(struct drill *d, struct drill_fault *f)
 						f->revert_verified));
 	if (!f->revert_verified)
 		d->cleanup_ok = false;
-	fprintf(stderr, "  %+8.1fs %s reverted %s (%s)%s\n", f->ev.reverted_ms / 1000.0, a->name,
-		sf->name, f->ev.netdev, f->revert_verified ? ", verified" : ", NOT verified");
+	prog_event("  %+8.1fs %s reverted %s (%s)%s", f->ev.reverted_ms / 1000.0, a->name, sf->name,
+		   f->ev.netdev, f->revert_verified ? ", verified" : ", NOT verified");
 	json_decref(res);
 }
 
@@ -827,21 +831,73 @@ static bool drill_guards(struct drill *d, double now)
 			     "aborted by guard %u (%s, line %d) at %.1f s: %s; every fault was "
 			     "reverted",
 			     i, what, gs->g->line, gs->tripped_ms / 1000.0, gs->why);
-		fprintf(stderr, "  %+8.1fs GUARD TRIPPED: %s; stopping the drill\n", now / 1000.0,
-			gs->why);
+		prog_event("  %+8.1fs GUARD TRIPPED: %s; stopping the drill", now / 1000.0,
+			   gs->why);
 		return true;
 	}
 	return false;
 }
 
+/* The phase the timeline is in, for the status line. */
+static const char *drill_phase(const struct drill *d, double now, char *inforce, size_t len)
+{
+	const double baseline_end = (double)(d->sc.warmup_ms + d->sc.baseline_ms);
+	bool any_reverted = false;
+	size_t off = 0;
+	unsigned int i;
+
+	inforce[0] = '\0';
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct drill_fault *f = &d->faults[i];
+
+		any_reverted |= f->reverted;
+		if (!f->injected || f->reverted || off >= len)
+			continue;
+		off += (size_t)snprintf(inforce + off, len - off, "%s%s (%s %s)", off ? ", " : "",
+					f->ev.decl->name, f->ev.node,
+					f->ev.netdev[0] ? f->ev.netdev : "-");
+	}
+	if (inforce[0])
+		return "FAULT";
+	if (now < (double)d->sc.warmup_ms)
+		return "warm-up";
+	if (now < baseline_end)
+		return "baseline";
+	return any_reverted ? "recovery" : "steady";
+}
+
+/*
+ * Plain output: a progress line every 5 s. Live: the status line, redrawn
+ * every 250 ms, says the same and more.
+ */
 static void drill_progress(struct drill *d, double now)
 {
-	if (d->o->quiet || now - d->last_progress_ms < 5000)
+	char inforce[256], ratio[48] = "";
+	const char *phase;
+
+	if (d->o->quiet)
+		return;
+	if (prog_live()) {
+		if (now - d->last_progress_ms < 250)
+			return;
+		d->last_progress_ms = now;
+		phase = drill_phase(d, now, inforce, sizeof(inforce));
+		if (d->baseline_done && d->baseline.throughput_mbps > 0)
+			snprintf(ratio, sizeof(ratio), " = %.0f%% of baseline %.2f",
+				 100.0 * d->last_mbps / d->baseline.throughput_mbps,
+				 d->baseline.throughput_mbps);
+		prog_status(" %-8s %6.1f / %.0f s | %s%s | %.2f MB/s%s on rail %d ", phase,
+			    now / 1000.0, d->end_ms / 1000.0,
+			    inforce[0] ? "in force: " : "no fault", inforce, d->last_mbps, ratio,
+			    d->last_rail);
+		return;
+	}
+	if (now - d->last_progress_ms < 5000)
 		return;
 	d->last_progress_ms = now;
-	fprintf(stderr, "  %+8.1fs progress: %.1f of %.0f s, throughput %.2f MB/s on rail %d%s\n",
-		now / 1000.0, now / 1000.0, d->end_ms / 1000.0, d->last_mbps, d->last_rail,
-		d->baseline_done ? "" : " (steady state)");
+	prog_event("  %+8.1fs progress: %.1f of %.0f s, throughput %.2f MB/s on rail %d%s",
+		   now / 1000.0, now / 1000.0, d->end_ms / 1000.0, d->last_mbps, d->last_rail,
+		   d->baseline_done ? "" : " (steady state)");
 }
 
 /*
@@ -861,8 +917,8 @@ static int drill_arm_guards(struct drill *d, double now, double baseline_end)
 			continue;
 		ev_baseline_of(d->fl.events, f->wl_id, (double)d->sc.warmup_ms, baseline_end, &b);
 		f->baseline_mbps = b.throughput_mbps;
-		fprintf(stderr, "  %+8.1fs guard %d's flow baseline: %.2f MB/s (%u samples)\n",
-			now / 1000.0, f->guard, b.throughput_mbps, b.samples);
+		prog_event("  %+8.1fs guard %d's flow baseline: %.2f MB/s (%u samples)",
+			   now / 1000.0, f->guard, b.throughput_mbps, b.samples);
 		if (!b.samples || b.throughput_mbps <= 0) {
 			drill_reason(d, true,
 				     "no baseline for guard %d's flow (%s -> %s): it moved no data "
@@ -898,10 +954,10 @@ static void drill_timeline(struct drill *d)
 			ev_baseline(d->fl.events, (double)d->sc.warmup_ms, baseline_end,
 				    &d->baseline);
 			d->baseline_done = true;
-			fprintf(stderr,
-				"  %+8.1fs baseline: %.2f MB/s, p50 latency %.0f us (%u samples)\n",
-				now / 1000.0, d->baseline.throughput_mbps,
-				d->baseline.latency_us_p50, d->baseline.samples);
+			prog_event(
+			    "  %+8.1fs baseline: %.2f MB/s, p50 latency %.0f us (%u samples)",
+			    now / 1000.0, d->baseline.throughput_mbps, d->baseline.latency_us_p50,
+			    d->baseline.samples);
 			if (!d->baseline.samples || d->baseline.throughput_mbps <= 0) {
 				drill_reason(
 				    d, true,
@@ -938,13 +994,18 @@ static int drill_write(struct drill *d, json_t *report)
 	char path[4200];
 	int ret;
 
+	char err[4400];
+	int ret2;
+
 	snprintf(path, sizeof(path), "%s/events.jsonl", d->run_dir);
 	ret = report_write_events(path, d->fl.events);
-	snprintf(path, sizeof(path), "%s/report.json", d->run_dir);
-	ret = ret ?: report_write_json(path, report);
-	snprintf(path, sizeof(path), "%s/report.md", d->run_dir);
-	ret = ret ?: report_write_md(path, report);
-	return ret;
+	if (ret)
+		rc_err("%s: %s", path, strerror(-ret));
+	/* Every format is attempted even when one fails: a CI gate may read just junit.xml. */
+	ret2 = report_render(d->run_dir, report, d->fl.events, REPORT_FMT_ALL, err, sizeof(err));
+	if (ret2)
+		rc_err("%s", err);
+	return ret ?: ret2;
 }
 
 int drill_run(const struct drill_opts *o)
@@ -969,13 +1030,13 @@ int drill_run(const struct drill_opts *o)
 	d->aborted_by = -1;
 	ret = scenario_load(o->scenario, &d->sc, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "rdmachaos: %s\n", err);
+		prog_event("rdmachaos: %s", err);
 		code = ret == -EINVAL ? RC_EXIT_SCENARIO : RC_EXIT_USAGE;
 		goto free_d;
 	}
 	ret = plan_check(&d->sc, o->have_seed ? o->seed : 1, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "rdmachaos: %s\n", err);
+		prog_event("rdmachaos: %s", err);
 		code = RC_EXIT_SCENARIO;
 		goto free_sc;
 	}
@@ -985,23 +1046,22 @@ int drill_run(const struct drill_opts *o)
 		goto free_sc;
 	}
 	if (!d->sc.lab && o->lab) {
-		fprintf(stderr,
-			"rdmachaos: %s declares nodes:, not lab:; drop --lab or declare "
-			"lab: {nodes: N, rails: R}\n",
-			o->scenario);
+		prog_event("rdmachaos: %s declares nodes:, not lab:; drop --lab or declare "
+			   "lab: {nodes: N, rails: R}",
+			   o->scenario);
 		code = RC_EXIT_USAGE;
 		goto free_sc;
 	}
 	d->started_wall_ns = rc_wall_ns();
 	ret = drill_out_dir(d);
 	if (ret) {
-		fprintf(stderr, "rdmachaos: cannot create the run folder %s: %s\n", d->run_dir,
-			strerror(-ret));
+		prog_event("rdmachaos: cannot create the run folder %s: %s", d->run_dir,
+			   strerror(-ret));
 		code = RC_EXIT_USAGE;
 		goto free_sc;
 	}
-	fprintf(stderr, "rdmachaos: drill %s (%s), run folder %s\n", d->sc.name, d->sc.file,
-		d->run_dir);
+	prog_init(d->o->quiet ? PROG_PLAIN : d->o->progress);
+	prog_event("rdmachaos: drill %s (%s), run folder %s", d->sc.name, d->sc.file, d->run_dir);
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		const struct sc_fault *sf = &d->sc.faults[i];
 		double end = (double)(sf->at_ms + sf->duration_ms);
@@ -1046,14 +1106,13 @@ int drill_run(const struct drill_opts *o)
 		fprintf(stderr, " %s %+.3f ms (+/- %.3f ms)", d->fl.agents[i].name,
 			d->fl.agents[i].clock.offset_ns / 1e6,
 			d->fl.agents[i].clock.uncertainty_ns / 1e6);
-	fprintf(stderr, "\n");
+	fputc('\n', stderr);
 	if (drill_start_workloads(d))
 		goto cleanup;
-	fprintf(stderr,
-		"rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
-		"drill ends at %.1f s\n",
-		d->sc.workload.from, d->sc.workload.to, d->sc.warmup_ms / 1000.0,
-		d->sc.baseline_ms / 1000.0, d->end_ms / 1000.0);
+	prog_event("rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
+		   "drill ends at %.1f s",
+		   d->sc.workload.from, d->sc.workload.to, d->sc.warmup_ms / 1000.0,
+		   d->sc.baseline_ms / 1000.0, d->end_ms / 1000.0);
 	drill_timeline(d);
 cleanup:
 	/* Reverts first: the workload keeps running so recovery stays observable. */
@@ -1062,6 +1121,7 @@ cleanup:
 	drill_stop_workloads(d);
 	drill_revert_all(d);
 evaluate:
+	prog_done();
 	t0_wall_ns = d->started_wall_ns;
 	if (d->fl.t0_ns) /* t0 on the wall clock, for the report's timestamps */
 		t0_wall_ns = rc_wall_ns() - (rc_now_ns() - d->fl.t0_ns);
@@ -1076,6 +1136,18 @@ evaluate:
 					  &f->result);
 		else
 			f->result.recovery.threshold_ms = (double)d->sc.expect.recovery_within_ms;
+	}
+	for (i = 0; i < d->fl.nr_agents; i++) {
+		const struct fl_agent *a = &d->fl.agents[i];
+
+		/* A node that went silent mid-drill: its part of the evidence is missing. */
+		if (d->fl.t0_ns && a->dropped_ns > d->fl.t0_ns)
+			drill_reason(
+			    d, true,
+			    "signal source down: the connection to %s's agent was lost at "
+			    "%.1f s; its link, port, counter, PFC and workload events stop "
+			    "there, so the evidence is incomplete",
+			    a->name, (double)(a->dropped_ns - d->fl.t0_ns) / 1e9);
 	}
 	ev_integrity(d->fl.events, &in);
 	{
@@ -1101,21 +1173,21 @@ evaluate:
 	ret = drill_write(d, report);
 	code = ev_verdict_exit_code(v);
 	if (ret) {
-		fprintf(stderr, "rdmachaos: writing the reports into %s: %s\n", d->run_dir,
-			strerror(-ret));
+		prog_event("rdmachaos: writing the reports into %s: %s", d->run_dir,
+			   strerror(-ret));
 		code = RC_EXIT_INTERNAL;
 	}
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		const struct drill_fault *f = &d->faults[i];
 
-		fprintf(stderr, "rdmachaos: %s: detection %s, isolation %s, recovery %s\n",
-			f->ev.decl->name,
-			f->result.detection.seen ? (f->result.detection.ok ? "ok" : "late")
-						 : "not seen",
-			!f->result.isolation_checked ? "not checked"
-			: f->result.isolation.seen   ? (f->result.isolation.ok ? "ok" : "late")
-						     : "not seen",
-			f->result.recovery.ok ? "ok" : "NOT met");
+		prog_event("rdmachaos: %s: detection %s, isolation %s, recovery %s",
+			   f->ev.decl->name,
+			   f->result.detection.seen ? (f->result.detection.ok ? "ok" : "late")
+						    : "not seen",
+			   !f->result.isolation_checked ? "not checked"
+			   : f->result.isolation.seen	? (f->result.isolation.ok ? "ok" : "late")
+							: "not seen",
+			   f->result.recovery.ok ? "ok" : "NOT met");
 		if (f->result.detection.seen)
 			fprintf(stderr, "    detection %.0f ms (%s)", f->result.detection.ms,
 				f->result.detection.signal);
@@ -1124,20 +1196,20 @@ evaluate:
 				f->result.isolation.signal);
 		if (f->result.recovery.seen)
 			fprintf(stderr, ", recovery %.0f ms", f->result.recovery.ms);
-		fprintf(stderr, "\n");
+		fputc('\n', stderr);
 	}
 	{
 		json_t *r;
 		size_t k;
 
 		json_array_foreach(reasons, k, r)
-			fprintf(stderr, "rdmachaos:   - %s\n", json_string_value(r));
+			prog_event("rdmachaos:   - %s", json_string_value(r));
 	}
 	printf("verdict: %s (exit %d)\nreport: %s/report.md\n", ev_verdict_name(v), code,
 	       d->run_dir);
 	fflush(stdout);
 	if (d->lab_started_here) {
-		fprintf(stderr, "rdmachaos: stopping the lab this drill started\n");
+		prog_event("rdmachaos: stopping the lab this drill started");
 		labenv_down();
 	}
 	json_decref(report);

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "coordinator/progress.h"
+
 /* Exit codes, a documented contract (README, --help). */
 enum rc_exit {
 	RC_EXIT_PASS = 0,
@@ -29,6 +31,7 @@ struct drill_opts {
 	bool have_seed;
 	uint64_t seed;
 	bool quiet;
+	enum prog_mode progress; /* live status line or plain lines (coordinator/progress.h) */
 };
 
 /* Returns an rc_exit code. */

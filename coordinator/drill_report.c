@@ -11,6 +11,7 @@
 
 #include "common/units.h"
 #include "coordinator/drill_priv.h"
+#include "coordinator/schedule.h"
 #include "reports/report.h"
 
 static double drill_mean_mbps(const json_t *events, double from, double to)
@@ -218,6 +219,125 @@ static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_faul
 			 "evidence", buf);
 }
 
+/*
+ * One fault's (or trial's) own verdict: fail when a measure judged on its own
+ * was violated, inconclusive when one could not be judged (and none failed),
+ * else pass. A phase judged through its fault's p50/p90 counts in trials[].
+ */
+static const char *drill_fault_verdict(const struct drill *d, const struct drill_fault *f)
+{
+	const struct ev_measure *m[] = {&f->result.detection, &f->result.isolation,
+					&f->result.recovery};
+	bool unsure = false;
+	int p;
+
+	if (!f->injected)
+		return "inconclusive";
+	for (p = 0; p < EV_PH__COUNT; p++) {
+		if ((p == EV_PH_ISOLATION && !f->result.isolation_checked) || m[p]->ok ||
+		    !ev_judged_alone(&d->sc.expect, &f->ev, (enum ev_phase)p))
+			continue;
+		if (!m[p]->inconclusive)
+			return "fail";
+		unsure = true;
+	}
+	return unsure ? "inconclusive" : "pass";
+}
+
+/* A threshold stated on p50 or p90 says so in expect.*.stat; max is the default. */
+static void drill_expect_stats(const struct sc_expect *x, json_t *expect)
+{
+	const enum sc_stat stats[] = {x->detection_stat, x->isolation_stat, x->recovery_stat};
+	const char *const names[] = {"detection", "isolation", "recovery"};
+	json_t *o;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		o = json_object_get(expect, names[i]);
+		if (json_is_object(o) && stats[i] != SC_STAT_MAX)
+			json_object_set_new(o, "stat", json_string(sc_stat_name(stats[i])));
+	}
+}
+
+static json_t *drill_stat_json(const struct ev_trial_stat *st)
+{
+	return json_pack("{s:s,s:o,s:o,s:o,s:o,s:I,s:b,s:i,s:i}", "stat", sc_stat_name(st->stat),
+			 "p50", drill_num_or_null(isinf(st->p50) ? NAN : st->p50), "p90",
+			 drill_num_or_null(isinf(st->p90) ? NAN : st->p90), "max",
+			 drill_num_or_null(isinf(st->max) ? NAN : st->max), "value",
+			 drill_num_or_null(isinf(st->value) ? NAN : st->value), "threshold_ms",
+			 (json_int_t)st->threshold_ms, "ok", st->ok, "judged", (int)st->n, "seen",
+			 (int)st->seen);
+}
+
+/*
+ * report.trials: per repeated fault, the distribution of each phase over its
+ * trials; report.schedule: how the trials were placed, from which seed.
+ */
+static void drill_trials(struct drill *d, json_t *r)
+{
+	struct ev_fault evs[SC_MAX_FAULTS];
+	struct ev_fault_result res[SC_MAX_FAULTS];
+	json_t *trials = json_array(), *sched = json_array(), *t, *at;
+	struct ev_trial_stat st;
+	unsigned int i, j, n = d->sc.nr_faults;
+	int p;
+
+	for (i = 0; i < n; i++) {
+		evs[i] = d->faults[i].ev;
+		res[i] = d->faults[i].result;
+	}
+	for (i = 0; i < n; i++) {
+		const struct sc_fault *sf = d->faults[i].ev.decl;
+		bool first = true;
+
+		if (sf->trials <= 1)
+			continue;
+		for (j = 0; j < i; j++)
+			first &= strcmp(d->faults[j].ev.decl->base, sf->base) != 0;
+		if (!first)
+			continue;
+		t = json_pack("{s:s,s:i}", "fault", sf->base, "count", (int)sf->trials);
+		for (p = 0; p < EV_PH__COUNT; p++) {
+			if (p == EV_PH_ISOLATION && !res[i].isolation_checked)
+				continue;
+			json_object_set_new(t, ev_phase_name((enum ev_phase)p),
+					    ev_trial_stats(&d->sc.expect, res, evs, n, sf->base,
+							   (enum ev_phase)p, &st)
+						? json_null()
+						: drill_stat_json(&st));
+		}
+		json_array_append_new(trials, t);
+		at = json_array();
+		for (j = 0; j < n; j++)
+			if (!strcmp(d->faults[j].ev.decl->base, sf->base))
+				json_array_append_new(
+				    at, json_integer((json_int_t)d->faults[j].ev.decl->at_ms));
+		json_array_append_new(
+		    sched,
+		    sf->repeat.random
+			? json_pack("{s:s,s:s,s:i,s:I,s:I,s:o}", "fault", sf->base, "kind",
+				    "random", "count", (int)sf->trials, "min_gap_ms",
+				    (json_int_t)sf->repeat.min_gap_ms, "max_gap_ms",
+				    (json_int_t)sf->repeat.max_gap_ms, "at_ms", at)
+			: json_pack("{s:s,s:s,s:i,s:I,s:o}", "fault", sf->base, "kind", "repeat",
+				    "count", (int)sf->trials, "every_ms",
+				    (json_int_t)(sf->repeat.every_ms
+						     ?: sched_trial_span_ms(&d->sc, sf) + 2000),
+				    "at_ms", at));
+	}
+	if (json_array_size(trials)) {
+		json_object_set_new(r, "trials", trials);
+		json_object_set_new(r, "schedule",
+				    json_pack("{s:I,s:o}", "seed",
+					      (json_int_t)(d->o->have_seed ? d->o->seed : 1),
+					      "faults", sched));
+	} else {
+		json_decref(trials);
+		json_decref(sched);
+	}
+}
+
 static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reasons,
 				const struct ev_integrity *in)
 {
@@ -318,6 +438,11 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 			       sf->injector, "target", tgt, "params",
 			       sf->params ? sf->params : json_null(), "at_ms",
 			       (json_int_t)sf->at_ms, "duration_ms", (json_int_t)sf->duration_ms);
+		if (sf->trials > 1) {
+			json_object_set_new(fj, "fault", json_string(sf->base));
+			json_object_set_new(fj, "trial", json_integer(sf->trial));
+			json_object_set_new(fj, "trials", json_integer(sf->trials));
+		}
 		if (f->injected) {
 			json_object_set_new(fj, "injected_ms", json_real(f->ev.injected_ms));
 			json_object_set_new(
@@ -338,10 +463,7 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 		if (f->result.isolation_checked)
 			json_object_set_new(fj, "isolation", ev_measure_json(&f->result.isolation));
 		json_object_set_new(fj, "recovery", ev_measure_json(&f->result.recovery));
-		json_object_set_new(fj, "verdict",
-				    json_string(!f->injected   ? "inconclusive"
-						: f->result.ok ? "pass"
-							       : "fail"));
+		json_object_set_new(fj, "verdict", json_string(drill_fault_verdict(d, f)));
 		json_array_append_new(faults, fj);
 	}
 	json_object_set_new(r, "faults", faults);
@@ -362,6 +484,8 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 		      (json_int_t)x->recovery_window_ms, "integrity", "lost",
 		      x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
 		      x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
+	drill_expect_stats(x, json_object_get(r, "expect"));
+	drill_trials(d, r);
 	json_object_set_new(r, "anomalies", drill_anomalies(d));
 	json_object_set_new(
 	    r, "cleanup", json_pack("{s:b,s:O}", "verified", d->cleanup_ok, "actions", d->cleanup));
@@ -401,5 +525,8 @@ json_t *drill_report(struct drill *d, enum ev_verdict v, json_t *reasons,
 	json_t *r = drill_report_doc(d, v, reasons, in);
 
 	drill_wall_times(d, r, t0_wall_ns);
+	/* Derived from the record itself, so a re-render of an old report agrees. */
+	json_object_set_new(r, "readiness", report_readiness(r));
+	json_object_set_new(r, "action_items", report_action_items(r));
 	return r;
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "coordinator/evaluate.h"
+#include "coordinator/schedule.h"
 
 /* ---- event access ------------------------------------------------------ */
 
@@ -271,6 +272,32 @@ static bool match_signal(enum sc_signal s, const json_t *e, const struct ev_faul
 		return ev_workload(e, "stall");
 	case SC_SIG__COUNT:
 		break;
+	}
+	return false;
+}
+
+/*
+ * Whether anything shows the fault in force: any signal at all, not only the
+ * ones the drill expects, between the injection and the end of the detection
+ * window or of the fault, plus 2 s. Without it a missed detection says nothing
+ * about the alerting: the fault may not have taken effect.
+ */
+static bool effect_seen(const json_t *events, const struct ev_fault *f, const struct sc_expect *x)
+{
+	double until = f->injected_ms + (double)x->detection_within_ms, t;
+	const json_t *e;
+	size_t i;
+	int s;
+
+	if (f->reverted_ms > until)
+		until = f->reverted_ms;
+	until += 2000;
+	json_array_foreach(events, i, e) {
+		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms || t > until)
+			continue;
+		for (s = 0; s < SC_SIG__COUNT; s++)
+			if (match_signal((enum sc_signal)s, e, f))
+				return true;
 	}
 	return false;
 }
@@ -549,6 +576,13 @@ void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
 	}
 	first_match(events, expect->signals, expect->nr_signals, f,
 		    (double)expect->detection_within_ms, false, &r->detection);
+	if (!r->detection.seen && !r->detection.inconclusive && !effect_seen(events, f, expect)) {
+		/* nothing to judge detection on: say so rather than blame the alerting */
+		r->detection.inconclusive = true;
+		snprintf(r->detection.note, sizeof(r->detection.note),
+			 "no evidence the fault took effect: no link, port, counter, PFC, QP, "
+			 "MR or workload signal on any node after the injection");
+	}
 	if (r->isolation_checked) {
 		first_match(events, iso, 1, f, (double)expect->isolation_within_ms, true,
 			    &r->isolation);
@@ -634,6 +668,126 @@ static int judge(json_t *problems, const char *fault, const char *what, const st
 	return 1;
 }
 
+static const struct ev_measure *phase_of(const struct ev_fault_result *r, enum ev_phase p)
+{
+	return p == EV_PH_DETECTION   ? &r->detection
+	       : p == EV_PH_ISOLATION ? &r->isolation
+				      : &r->recovery;
+}
+
+static enum sc_stat stat_of(const struct sc_expect *x, enum ev_phase p)
+{
+	return p == EV_PH_DETECTION   ? x->detection_stat
+	       : p == EV_PH_ISOLATION ? x->isolation_stat
+				      : x->recovery_stat;
+}
+
+const char *ev_phase_name(enum ev_phase p)
+{
+	return p == EV_PH_DETECTION ? "detection" : p == EV_PH_ISOLATION ? "isolation" : "recovery";
+}
+
+bool ev_judged_alone(const struct sc_expect *x, const struct ev_fault *f, enum ev_phase p)
+{
+	return !f->decl || f->decl->trials <= 1 || stat_of(x, p) == SC_STAT_MAX;
+}
+
+int ev_trial_stats(const struct sc_expect *x, const struct ev_fault_result *results,
+		   const struct ev_fault *faults, unsigned int nr_faults, const char *base,
+		   enum ev_phase p, struct ev_trial_stat *st)
+{
+	double v[SC_MAX_FAULTS], sorted[SC_MAX_FAULTS];
+	unsigned int i;
+
+	memset(st, 0, sizeof(*st));
+	st->stat = stat_of(x, p);
+	for (i = 0; i < nr_faults && st->n < SC_MAX_FAULTS; i++) {
+		const struct ev_measure *m = phase_of(&results[i], p);
+
+		if (!faults[i].decl || strcmp(faults[i].decl->base, base))
+			continue;
+		st->trials++;
+		st->threshold_ms = m->threshold_ms;
+		/* not injected or not judgeable: it says nothing about the distribution */
+		if (faults[i].injected_ms < 0 || m->inconclusive)
+			continue;
+		/* never seen within the window: slower than any time that was seen */
+		v[st->n++] = m->seen ? m->ms : INFINITY;
+		st->seen += m->seen;
+	}
+	if (!st->n)
+		return -ENODATA;
+	memcpy(sorted, v, st->n * sizeof(*v));
+	st->p50 = sched_percentile(sorted, st->n, 50);
+	st->p90 = sched_percentile(sorted, st->n, 90);
+	st->max = sorted[st->n - 1];
+	st->value = st->stat == SC_STAT_P50 ? st->p50 : st->stat == SC_STAT_P90 ? st->p90 : st->max;
+	st->ok = st->value <= st->threshold_ms;
+	return 0;
+}
+
+/*
+ * The thresholds stated on p50 or p90: one judgement per repeated fault and
+ * phase, over its trials. Returns 1 when one is violated, 2 when one could not
+ * be judged, else 0.
+ */
+static int judge_trials(json_t *problems, json_t *good, const struct sc_expect *x,
+			const struct ev_fault_result *results, const struct ev_fault *faults,
+			unsigned int nr_faults)
+{
+	struct ev_trial_stat st;
+	char a[32], b[32];
+	unsigned int i, j;
+	int p, worst = 0;
+
+	for (i = 0; i < nr_faults; i++) {
+		const struct sc_fault *d = faults[i].decl;
+		bool first = true;
+
+		if (!d || d->trials <= 1)
+			continue;
+		for (j = 0; j < i; j++)
+			if (faults[j].decl && !strcmp(faults[j].decl->base, d->base))
+				first = false;
+		if (!first)
+			continue;
+		for (p = 0; p < EV_PH__COUNT; p++) {
+			if (stat_of(x, (enum ev_phase)p) == SC_STAT_MAX ||
+			    (p == EV_PH_ISOLATION && !results[i].isolation_checked))
+				continue;
+			if (ev_trial_stats(x, results, faults, nr_faults, d->base, (enum ev_phase)p,
+					   &st)) {
+				reason(problems,
+				       "%s: %s %s could not be judged: no trial was measured",
+				       d->base, ev_phase_name((enum ev_phase)p),
+				       sc_stat_name(st.stat));
+				worst = worst ?: 2;
+				continue;
+			}
+			if (st.ok) {
+				reason(good, "%s: %s %s %s over %u trials (within %s)", d->base,
+				       ev_phase_name((enum ev_phase)p), sc_stat_name(st.stat),
+				       fmt_ms(st.value, a, sizeof(a)), st.n,
+				       fmt_ms(st.threshold_ms, b, sizeof(b)));
+				continue;
+			}
+			worst = 1;
+			if (isinf(st.value))
+				reason(problems,
+				       "%s: %s %s over %u trials: not seen within %s in %u of them",
+				       d->base, ev_phase_name((enum ev_phase)p),
+				       sc_stat_name(st.stat), st.n,
+				       fmt_ms(st.threshold_ms, b, sizeof(b)), st.n - st.seen);
+			else
+				reason(problems, "%s: %s %s over %u trials %s > %s", d->base,
+				       ev_phase_name((enum ev_phase)p), sc_stat_name(st.stat), st.n,
+				       fmt_ms(st.value, a, sizeof(a)),
+				       fmt_ms(st.threshold_ms, b, sizeof(b)));
+		}
+	}
+	return worst;
+}
+
 enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_baseline *b,
 			   const struct ev_fault_result *results, const struct ev_fault *faults,
 			   unsigned int nr_faults, const struct ev_integrity *in,
@@ -675,10 +829,12 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 			continue;
 		}
 		snprintf(detail, sizeof(detail), "(signals: %s)", sigs);
-		j = judge(problems, name, "detection", &r->detection, detail);
+		j = ev_judged_alone(expect, f, EV_PH_DETECTION)
+			? judge(problems, name, "detection", &r->detection, detail)
+			: 0;
 		fail |= j == 1;
 		inconclusive |= j == 2;
-		if (r->isolation_checked) {
+		if (r->isolation_checked && ev_judged_alone(expect, f, EV_PH_ISOLATION)) {
 			if (f->rail >= 0)
 				snprintf(detail, sizeof(detail),
 					 "(no rail_down or failover of rail %d)", f->rail);
@@ -690,8 +846,10 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 			inconclusive |= j == 2;
 		}
 		snprintf(detail, sizeof(detail), "(%s)", r->recovery.note);
-		j = judge(problems, name, "recovery", &r->recovery,
-			  r->recovery.note[0] ? detail : NULL);
+		j = ev_judged_alone(expect, f, EV_PH_RECOVERY)
+			? judge(problems, name, "recovery", &r->recovery,
+				r->recovery.note[0] ? detail : NULL)
+			: 0;
 		fail |= j == 1;
 		inconclusive |= j == 2;
 
@@ -709,6 +867,9 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 			       fmt_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal, detail,
 			       fmt_ms(r->recovery.ms, s3, sizeof(s3)));
 	}
+	j = judge_trials(problems, good, expect, results, faults, nr_faults);
+	fail |= j == 1;
+	inconclusive |= j == 2;
 	if (expect->max_lost >= 0 || expect->max_corrupted >= 0) {
 		if (!in->known) {
 			inconclusive = true;

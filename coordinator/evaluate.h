@@ -96,4 +96,32 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 
 json_t *ev_measure_json(const struct ev_measure *m);
 
+/* ---- trials of a repeated fault (repeat:, schedule:) -------------------- */
+
+enum ev_phase { EV_PH_DETECTION, EV_PH_ISOLATION, EV_PH_RECOVERY, EV_PH__COUNT };
+const char *ev_phase_name(enum ev_phase p); /* "detection", ... */
+
+struct ev_trial_stat {
+	enum sc_stat stat;    /* the one the threshold holds for */
+	unsigned int trials;  /* of the fault */
+	unsigned int n;	      /* judged: injected and judgeable */
+	unsigned int seen;    /* of n, measured within the window (the rest count as infinite) */
+	double p50, p90, max; /* nearest rank over the n; INFINITY when one was not seen */
+	double value;	      /* the stat's */
+	double threshold_ms;
+	bool ok;
+};
+
+/* True when a trial's measure is judged on its own, not through its fault's p50/p90. */
+bool ev_judged_alone(const struct sc_expect *x, const struct ev_fault *f, enum ev_phase p);
+
+/*
+ * The distribution of phase p over the trials of the fault named base. 0, or
+ * -ENODATA when no trial could be judged. ev_verdict() judges a threshold
+ * stated on p50 or p90 with it instead of trial by trial.
+ */
+int ev_trial_stats(const struct sc_expect *x, const struct ev_fault_result *results,
+		   const struct ev_fault *faults, unsigned int nr_faults, const char *base,
+		   enum ev_phase p, struct ev_trial_stat *st);
+
 #endif

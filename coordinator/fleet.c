@@ -72,6 +72,19 @@ int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen)
 	return 0;
 }
 
+void fleet_set_t0(struct fleet *fl, uint64_t t0_ns)
+{
+	const double shift = ((double)t0_ns - (double)fl->t0_ns) / 1e6;
+	json_t *e;
+	size_t i;
+
+	/* events that came before t0 (a server's ready) move to negative times */
+	json_array_foreach(fl->events, i, e)
+		json_object_set_new(
+		    e, "t_ms", json_real(json_number_value(json_object_get(e, "t_ms")) - shift));
+	fl->t0_ns = t0_ns;
+}
+
 double fleet_agent_ms(const struct fleet *fl, const struct fl_agent *a, uint64_t agent_ns)
 {
 	double local = a->clock_known ? clk_to_local_ns(&a->clock, agent_ns) : (double)agent_ns;
@@ -128,6 +141,7 @@ static void fleet_drop(struct fl_agent *a, int why)
 	       a->conn.t && a->conn.t->error[0] ? a->conn.t->error : strerror(-why));
 	rc_conn_close(&a->conn);
 	a->connected = false;
+	a->dropped_ns = rc_now_ns();
 }
 
 /* One poll round over every connected agent. */

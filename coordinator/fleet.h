@@ -27,7 +27,8 @@ struct fl_agent {
 	/* In-flight request, for fan-out calls. */
 	json_int_t pending_id;
 	json_t *pending_resp;
-	uint64_t resp_ns; /* when the last answer arrived, for clock samples */
+	uint64_t resp_ns;    /* when the last answer arrived, for clock samples */
+	uint64_t dropped_ns; /* when its connection was lost (0: never): its events stop there */
 };
 
 /* Called for each event after it is put on the coordinator clock. */
@@ -44,6 +45,8 @@ struct fleet {
 };
 
 int fleet_init(struct fleet *fl, unsigned int nr);
+/* Sets the drill's t0; events already taken are put on it too. */
+void fleet_set_t0(struct fleet *fl, uint64_t t0_ns);
 void fleet_free(struct fleet *fl);
 struct fl_agent *fleet_find(struct fleet *fl, const char *name);
 

@@ -12,6 +12,8 @@
 #include "common/log.h"
 #include "common/units.h"
 #include "coordinator/certs.h"
+#include "coordinator/cmd_report.h"
+#include "coordinator/cmd_validate.h"
 #include "coordinator/drill.h"
 #include "coordinator/fleet.h"
 #include "injectors/injector.h"
@@ -28,11 +30,16 @@ static void usage(FILE *f)
 	    "\n"
 	    "commands:\n"
 	    "  run SCENARIO [--lab] [--out DIR] [--dry-run] [--seed N] [--quiet]\n"
-	    "        run a drill; writes report.json, report.md and events.jsonl into DIR\n"
+	    "      [--progress auto|live|plain]\n"
+	    "        run a drill; writes report.json, report.md, report.html, junit.xml and\n"
+	    "        events.jsonl into DIR\n"
 	    "        (default runs/<UTC time>-<name>/). --lab runs it in the QEMU Soft-RoCE lab\n"
 	    "        (implied by a drill that declares `lab:`): it uses the lab that is up, or\n"
 	    "        boots one and stops it afterwards. --dry-run prints the plan, touches "
 	    "nothing.\n"
+	    "        On a terminal a live status line shows the phase, the fault in force and\n"
+	    "        throughput against the baseline (--progress auto); plain: one line per\n"
+	    "        event and a progress line every 5 s, as in CI logs.\n"
 	    "  lab up [--nodes N] [--rails R] [--accel tcg|kvm|auto] | status | exec NODE -- CMD | "
 	    "down\n"
 	    "        the multi-node Soft-RoCE lab (one QEMU guest per node, R rails each)\n"
@@ -41,6 +48,14 @@ static void usage(FILE *f)
 	    "        certificate must name NAME (default: the lab node at HOST:PORT, or HOST)\n"
 	    "  certs init | issue NAME [--dir DIR] [--days N] [--san NAME,...]\n"
 	    "        the private CA and the certificates for mutual TLS (rdmachaos certs --help)\n"
+	    "  validate [--strict] [--seed N] SCENARIO...\n"
+	    "        check drills, touching nothing: every error as FILE:LINE:COL, and lint\n"
+	    "        warnings (exit 65 on an error, or on a warning with --strict)\n"
+	    "  report RUN_DIR [--out DIR] [--format md,html,junit,json]\n"
+	    "        render a recorded run again (report.md, report.html, junit.xml)\n"
+	    "  compare BASE_RUN NEW_RUN [--tolerance PCT] [--min-delta D]\n"
+	    "        print regressions between two runs of a drill; exit 1 when one passes the\n"
+	    "        tolerance (a CI gate)\n"
 	    "  injectors      list the fault injectors and their parameters\n"
 	    "  version        print the version\n"
 	    "\n"
@@ -120,6 +135,7 @@ static int cmd_run(int argc, char **argv)
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"seed", required_argument, NULL, 's'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"progress", required_argument, NULL, 'p'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"tls-dir", required_argument, NULL, OPT_TLS_DIR},
 	    {"ca", required_argument, NULL, OPT_TLS_CA},
@@ -135,7 +151,7 @@ static int cmd_run(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "lo:ns:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "lo:ns:qp:h", opts, NULL)) != -1) {
 		if (tls_opt(c, optarg, &tls))
 			continue;
 		switch (c) {
@@ -161,6 +177,21 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = true;
+			break;
+		case 'p':
+			if (!strcmp(optarg, "auto")) {
+				o.progress = PROG_AUTO;
+			} else if (!strcmp(optarg, "live")) {
+				o.progress = PROG_LIVE;
+			} else if (!strcmp(optarg, "plain")) {
+				o.progress = PROG_PLAIN;
+			} else {
+				fprintf(stderr,
+					"rdmachaos run: --progress '%s': want auto, live or "
+					"plain\n",
+					optarg);
+				return RC_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -378,6 +409,12 @@ int main(int argc, char **argv)
 		return cmd_call(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "certs"))
 		return certs_main(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "validate"))
+		return cmd_validate(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "compare"))
+		return cmd_compare(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "injectors"))
 		return cmd_injectors();
 	fprintf(stderr, "rdmachaos: unknown command '%s'; see rdmachaos --help\n", argv[1]);

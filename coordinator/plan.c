@@ -8,6 +8,7 @@
 
 #include "coordinator/guard.h"
 #include "coordinator/plan.h"
+#include "coordinator/schedule.h"
 #include "injectors/injector.h"
 
 /* What a fault takes out of service, for counting rails: "node/rail0". */
@@ -105,6 +106,12 @@ static int plan_check_blast(const struct scenario *sc, char *err, size_t errlen)
 int plan_check(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 {
 	unsigned int i;
+	int ret;
+
+	/* trials first: every check below then sees each trial as the fault it is */
+	ret = sched_expand(sc, seed, err, errlen);
+	if (ret)
+		return ret;
 
 	for (i = 0; i < sc->nr_faults; i++) {
 		struct sc_fault *f = &sc->faults[i];
@@ -128,6 +135,14 @@ int plan_check(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 		}
 	}
 	return plan_check_blast(sc, err, errlen);
+}
+
+/* How a threshold holds over a repeated fault's trials; "" for every trial (max). */
+static const char *plan_stat(enum sc_stat s)
+{
+	return s == SC_STAT_P50	  ? " (p50 of each fault's trials)"
+	       : s == SC_STAT_P90 ? " (p90 of each fault's trials)"
+				  : "";
 }
 
 static void plan_target(FILE *f, const struct sc_target *t)
@@ -299,25 +314,30 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 		fprintf(f, "    %8.1fs  inject %s: %s on ", ft->at_ms / 1000.0, ft->name,
 			ft->injector);
 		plan_target(f, &ft->target);
-		fprintf(f, " params %s\n", params ? params : "{}");
+		fprintf(f, " params %s", params ? params : "{}");
+		if (ft->trials > 1)
+			fprintf(f, " (trial %u of %u%s)", ft->trial, ft->trials,
+				ft->repeat.random ? ", placed by the seed" : "");
+		fputc('\n', f);
 		free(params);
 		plan_print_fault_notes(f, sc, ft);
 		if (ft->duration_ms)
 			fprintf(f, "    %8.1fs  revert %s (restore the prior state, verify it)\n",
 				(ft->at_ms + ft->duration_ms) / 1000.0, ft->name);
 	}
-	fprintf(f, "  expect:    detection within %.1f s on", x->detection_within_ms / 1000.0);
+	fprintf(f, "  expect:    detection within %.1f s%s on", x->detection_within_ms / 1000.0,
+		plan_stat(x->detection_stat));
 	for (i = 0; i < x->nr_signals; i++)
 		fprintf(f, " %s", sc_signal_name(x->signals[i]));
 	fprintf(f, "\n");
 	if (x->isolation_set)
-		fprintf(f, "             isolation within %.1f s\n",
-			x->isolation_within_ms / 1000.0);
+		fprintf(f, "             isolation within %.1f s%s\n",
+			x->isolation_within_ms / 1000.0, plan_stat(x->isolation_stat));
 	fprintf(f,
-		"             recovery within %.1f s to %.0f%% of baseline throughput, sustained "
-		"%.1f s\n",
-		x->recovery_within_ms / 1000.0, x->recovery_ratio * 100,
-		x->recovery_sustain_ms / 1000.0);
+		"             recovery within %.1f s%s to %.0f%% of baseline throughput, "
+		"sustained %.1f s\n",
+		x->recovery_within_ms / 1000.0, plan_stat(x->recovery_stat),
+		x->recovery_ratio * 100, x->recovery_sustain_ms / 1000.0);
 	if (x->max_lost >= 0 || x->max_corrupted >= 0)
 		fprintf(f, "             integrity: lost <= %lld, corrupted <= %lld\n",
 			(long long)x->max_lost, (long long)x->max_corrupted);

@@ -3,7 +3,8 @@
  * A drill as declared in a scenario file (docs/SCENARIOS.md), parsed with
  * libyaml. Parsing checks everything that can be checked without a fleet:
  * types, units, ranges, unknown keys, references between sections. Errors
- * name the file, line and key: "scenarios/x.yaml:12: faults[0].at: ...".
+ * name the file, line, column and key: "scenarios/x.yaml:12:9: faults[0].at:
+ * ...", and scenario_check() reports all of them (and lint warnings) at once.
  */
 #ifndef RC_SCENARIO_H
 #define RC_SCENARIO_H
@@ -68,17 +69,44 @@ struct sc_target {
 	char workload[SC_NAME_LEN]; /* a process: "stream", the drill's workload; "" unless set */
 };
 
+/*
+ * More than one trial of a fault (coordinator/schedule.c expands them into
+ * one sc_fault each at plan time): `repeat: N` every `every_ms`, or a random
+ * schedule, `count` trials with a gap from the end of one to the start of
+ * the next drawn in [min_gap_ms, max_gap_ms] from the run's seed.
+ */
+struct sc_repeat {
+	unsigned int count; /* trials; 0 or 1: the fault runs once */
+	uint64_t every_ms;  /* fixed: start to start; 0: the default (schedule.c) */
+	bool random;
+	uint64_t min_gap_ms, max_gap_ms; /* random */
+	int line;
+};
+
 struct sc_fault {
 	char name[SC_NAME_LEN];
+	char base[SC_NAME_LEN]; /* the declared name; name is "base#k" for trial k of many */
+	unsigned int trial;	/* 1-based after expansion; 0 before */
+	unsigned int trials;	/* of the base fault, after expansion */
+	struct sc_repeat repeat;
 	char injector[32];
 	uint64_t at_ms;	      /* from the start of the workload */
 	uint64_t duration_ms; /* for port_flap: computed from its params when not given */
 	struct sc_target target;
 	json_t *params; /* injector parameters as JSON (owned), e.g. {"count":3,...} */
 	int line;	/* where it was declared, for messages */
+	int col;	/* and its column */
 };
 
+/*
+ * Which statistic of a fault's trials a threshold holds for. MAX: every
+ * trial (the default; with one trial all three are the same).
+ */
+enum sc_stat { SC_STAT_MAX, SC_STAT_P50, SC_STAT_P90 };
+const char *sc_stat_name(enum sc_stat s); /* "max", "p50", "p90" */
+
 struct sc_expect {
+	enum sc_stat detection_stat, isolation_stat, recovery_stat;
 	uint64_t detection_within_ms;
 	enum sc_signal signals[SC_MAX_SIGNALS];
 	unsigned int nr_signals;
@@ -127,6 +155,7 @@ struct sc_safety {
 	unsigned int max_rails; /* rails (or netdevs) faulted at once; 0: no limit */
 	double max_fleet_share; /* share of the fleet's nodes faulted at once; 0: no limit */
 	int line;		/* of blast_radius, for plan-time messages */
+	int col;
 	struct sc_guard guards[SC_MAX_GUARDS];
 	unsigned int nr_guards;
 };
@@ -151,14 +180,29 @@ struct scenario {
 };
 
 /*
- * Parses and checks a scenario. Returns 0, or -EINVAL with a message in err
- * ("FILE:LINE: KEY: what is wrong"), -errno when the file cannot be read.
- * For `lab:` drills the nodes are node-a, node-b, ... (lab_nodes of them).
+ * Parses and checks a scenario. Returns 0, or -EINVAL with the first error in
+ * err ("FILE:LINE:COL: KEY: what is wrong"), -errno when the file cannot be
+ * read. For `lab:` drills the nodes are node-a, node-b, ... (lab_nodes of them).
  */
 int scenario_load(const char *path, struct scenario *sc, char *err, size_t errlen);
 /* Same from memory, for tests and fuzzing; name is used in messages. */
 int scenario_parse(const char *name, const char *text, size_t len, struct scenario *sc, char *err,
 		   size_t errlen);
+
+struct yd_diags; /* common/yamldoc.h */
+
+/*
+ * The same checks, reporting every error into diags rather than the first
+ * (a file that cannot be read is one error at line 0), and for a scenario
+ * without errors the lint warnings: thresholds that cannot mean what they
+ * seem to (docs/SCENARIOS.md, "Checking a drill"). 0 with sc filled (to be
+ * freed) when there is no error, warnings or not; else -EINVAL or -errno,
+ * with nothing to free. Entries add to what diags holds already.
+ */
+int scenario_check(const char *path, struct scenario *sc, struct yd_diags *diags);
+int scenario_check_text(const char *name, const char *text, size_t len, struct scenario *sc,
+			struct yd_diags *diags);
+
 void scenario_free(struct scenario *sc);
 
 const struct sc_node *scenario_node(const struct scenario *sc, const char *name);

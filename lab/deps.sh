@@ -13,12 +13,17 @@ BUILD_PKGS=(
 	liburing-dev libcmocka-dev libyaml-dev libjansson-dev libssl-dev
 	clang libclang-rt-dev llvm # fuzz harnesses (libFuzzer runtime, llvm-symbolizer)
 )
+# Checks of the reports: a real browser renders report.html; JUnit XML and
+# report.json are checked against their schemas.
+TEST_PKGS=(
+	chromium fonts-dejavu-core python3-pil python3-jsonschema libxml2-utils strace
+)
 LAB_PKGS=(
 	qemu-system-x86 busybox-static cpio kmod vde2 iproute2 xz-utils jq python3
 )
 
 missing=()
-for p in "${BUILD_PKGS[@]}" "${LAB_PKGS[@]}"; do
+for p in "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${LAB_PKGS[@]}"; do
 	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
 	case "$status" in
 	ii*) ;;
@@ -27,7 +32,7 @@ for p in "${BUILD_PKGS[@]}" "${LAB_PKGS[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-	echo "deps: all ${#BUILD_PKGS[@]} build and ${#LAB_PKGS[@]} lab packages are installed"
+	echo "deps: all ${#BUILD_PKGS[@]} build, ${#TEST_PKGS[@]} test and ${#LAB_PKGS[@]} lab packages are installed"
 	exit 0
 fi
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * report.md: the report JSON (docs/REPORT.md) told as a postmortem-style
- * account an SRE can read top to bottom: verdict and why, goal, environment,
- * what was done, what was measured, integrity, throughput, anomalies, cleanup.
+ * account an SRE can read top to bottom: verdict, readiness and why, goal,
+ * environment, what was done, what was measured (per trial too), integrity,
+ * throughput, anomalies, cleanup, safety, owners and the action items.
  * Every field may be missing or null (a drill that stopped early, an older
  * report): the writer then prints "—" or a sentence, never crashes.
  */
@@ -52,6 +53,11 @@ static bool jnum(const json_t *o, const char *path, double *v)
 		return false;
 	*v = json_number_value(j);
 	return true;
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
 }
 
 /* ---- formatting --------------------------------------------------------- */
@@ -115,6 +121,44 @@ static const char *verdict_mark(const char *v)
 	return "⚠️";
 }
 
+/* ---- derived judgements: stored in the report, or derived again ----------- */
+
+/* report["readiness"] when it is whole, else report_readiness(); caller decrefs. */
+static json_t *readiness_of(const json_t *r)
+{
+	const json_t *rd = jget(r, "readiness");
+
+	if (jstr(rd, "category") && jstr(rd, "rule"))
+		return json_incref((json_t *)rd);
+	return report_readiness(r);
+}
+
+/* report["action_items"] when present, else report_action_items(); caller decrefs. */
+static json_t *action_items_of(const json_t *r)
+{
+	const json_t *items = jget(r, "action_items");
+
+	if (json_is_array(items))
+		return json_incref((json_t *)items);
+	return report_action_items(r);
+}
+
+static void md_readiness(FILE *f, const json_t *r)
+{
+	json_t *rd = readiness_of(r), *items = action_items_of(r);
+	size_t n = json_array_size(items);
+
+	fprintf(f, "**Readiness: %s** (%s). %s\n\n",
+		jstr(rd, "label") ?: jstr(rd, "category") ?: "unknown",
+		jstr(rd, "category") ?: "unknown", jstr(rd, "rule") ?: "No rule was recorded.");
+	if (n)
+		fprintf(f, "%zu action item%s: see Action items.\n\n", n, n == 1 ? "" : "s");
+	else
+		fputs("No action items.\n\n", f);
+	json_decref(rd);
+	json_decref(items);
+}
+
 /* ---- sections ----------------------------------------------------------- */
 
 static void md_title(FILE *f, const json_t *r)
@@ -149,10 +193,23 @@ static void md_summary(FILE *f, const json_t *r)
 	if (n > 1)
 		fprintf(f, " (and %zu more, see Reasons)", n - 1);
 	fputs(".\n\n", f);
+	md_readiness(f, r);
 	fprintf(f, "Ran from %s to %s with rdmachaos %s, seed %s.\n\n",
 		jstr(r, "started_at") ?: "an unknown time",
 		jstr(r, "finished_at") ?: "an unknown time",
 		jstr(r, "tool_version") ?: "(unknown version)", num(r, "seed", 0, b, sizeof(b)));
+}
+
+/* " (p90 over the trials)" for a threshold stated on a repeated fault's p50 or p90. */
+static void md_stat_of(FILE *f, const json_t *x, const char *phase)
+{
+	const char *st = jstr(jget(x, phase), "stat");
+
+	if (st && strcmp(st, "max")) {
+		fputs(" (", f);
+		cell(f, st);
+		fputs(" over the trials)", f);
+	}
 }
 
 static void md_expectations(FILE *f, const json_t *r)
@@ -166,6 +223,7 @@ static void md_expectations(FILE *f, const json_t *r)
 		return;
 	fprintf(f, "- Expected: detection within %s ms",
 		num(x, "detection.within_ms", 0, b1, sizeof(b1)));
+	md_stat_of(f, x, "detection");
 	if (json_array_size(sigs)) {
 		fputs(" on ", f);
 		json_array_foreach(sigs, i, s)
@@ -173,18 +231,20 @@ static void md_expectations(FILE *f, const json_t *r)
 				i ? (i + 1 == json_array_size(sigs) ? " or " : ", ") : "",
 				json_string_value(s) ?: "?");
 	}
-	if (jget(x, "isolation.within_ms"))
+	if (jget(x, "isolation.within_ms")) {
 		fprintf(f, "; isolation within %s ms",
 			num(x, "isolation.within_ms", 0, b1, sizeof(b1)));
+		md_stat_of(f, x, "isolation");
+	}
 	if (jget(x, "recovery")) {
 		if (jnum(x, "recovery.throughput_ratio", &ratio))
 			snprintf(b2, sizeof(b2), "%.0f%%", ratio * 100);
 		else
 			snprintf(b2, sizeof(b2), "the set share");
-		fprintf(f,
-			"; throughput back to %s of the baseline within %s ms and held for %s ms",
-			b2, num(x, "recovery.within_ms", 0, b1, sizeof(b1)),
-			num(x, "recovery.sustain_ms", 0, b3, sizeof(b3)));
+		fprintf(f, "; throughput back to %s of the baseline within %s ms", b2,
+			num(x, "recovery.within_ms", 0, b1, sizeof(b1)));
+		md_stat_of(f, x, "recovery");
+		fprintf(f, " and held for %s ms", num(x, "recovery.sustain_ms", 0, b3, sizeof(b3)));
 	}
 	if (json_is_number(jget(x, "integrity.lost")))
 		fprintf(f, "; at most %s lost", num(x, "integrity.lost", 0, b1, sizeof(b1)));
@@ -200,9 +260,6 @@ static void md_goal(FILE *f, const json_t *r)
 
 	fputs("## Goal\n\n", f);
 	fprintf(f, "%s\n\n", desc && *desc ? desc : "_The scenario gives no description._");
-	fprintf(f, "- Owner: %s\n",
-		jstr(r, "scenario.owner") && *jstr(r, "scenario.owner") ? jstr(r, "scenario.owner")
-									: "not named");
 	fprintf(f, "- Scenario: `%s`", jstr(r, "scenario.file") ?: "unknown file");
 	if (sha && *sha)
 		fprintf(f, " (sha256 `%s`)", sha);
@@ -211,76 +268,189 @@ static void md_goal(FILE *f, const json_t *r)
 	fputs("\n", f);
 }
 
-static void md_env_row(FILE *f, const json_t *n, const json_t *dev, const json_t *port)
+/* A "| a | b |" row's next cell: the text, or "—". */
+static void next_cell(FILE *f, const char *s)
 {
-	char b1[32], b2[32];
+	fputs(" | ", f);
+	cell(f, s);
+}
+
+static void md_env_nodes(FILE *f, const json_t *nodes)
+{
+	const json_t *n;
+	size_t i;
+
+	fputs("| Node | Agent | Agent version | Kernel | rdma-core | Control interface |\n", f);
+	fputs("| --- | --- | --- | --- | --- | --- |\n", f);
+	json_array_foreach(nodes, i, n) {
+		fputs("| ", f);
+		cell(f, jstr(n, "name"));
+		next_cell(f, jstr(n, "agent"));
+		next_cell(f, jstr(n, "agent_version"));
+		next_cell(f, jstr(n, "kernel"));
+		next_cell(f, jstr(n, "rdma_core"));
+		next_cell(f, jstr(n, "control_if"));
+		fputs(" |\n", f);
+	}
+	fputs("\n", f);
+}
+
+static void md_port_row(FILE *f, const json_t *n, const json_t *dev, const json_t *port)
+{
+	char b1[32], b2[32], b3[32];
 
 	fputs("| ", f);
 	cell(f, jstr(n, "name"));
-	fputs(" | ", f);
-	cell(f, jstr(n, "agent"));
-	fputs(" | ", f);
-	cell(f, jstr(n, "kernel"));
-	fputs(" | ", f);
-	cell(f, jstr(n, "rdma_core"));
-	fputs(" | ", f);
-	cell(f, jstr(dev, "name"));
-	fprintf(f, " | %s | ", num(port, "port", 0, b1, sizeof(b1)));
-	cell(f, jstr(port, "state"));
-	fprintf(f, " | %s | ", num(port, "active_mtu", 0, b2, sizeof(b2)));
-	cell(f, jstr(port, "link_layer"));
-	fputs(" | ", f);
-	cell(f, jstr(port, "netdev"));
-	fputs(" |\n", f);
+	next_cell(f, jstr(dev, "name"));
+	next_cell(f, jstr(dev, "fw_ver"));
+	fprintf(f, " | %s", num(port, "port", 0, b1, sizeof(b1)));
+	next_cell(f, jstr(port, "state") ?: jstr(port, "error") ?: jstr(dev, "error"));
+	next_cell(f, jstr(port, "link_layer"));
+	fprintf(f, " | %s", num(port, "active_mtu", 0, b2, sizeof(b2)));
+	next_cell(f, jstr(port, "netdev"));
+	fprintf(f, " | %s |\n", num(port, "netdev_mtu", 0, b3, sizeof(b3)));
 }
 
-static void md_environment(FILE *f, const json_t *r)
+/* One row per port of every device; a node without devices gets one row of dashes. */
+static void md_env_ports(FILE *f, const json_t *nodes)
 {
-	const json_t *nodes = jget(r, "environment.nodes"), *clock = jget(r, "clock.nodes");
 	const json_t *n, *dev, *port;
-	char b1[32], b2[32], b3[32], b4[32];
 	size_t i, j, k;
 
-	fputs("## Environment\n\n", f);
-	if (jget(r, "environment.lab")) {
-		const char *accel = jstr(r, "environment.lab.accel");
+	fputs("| Node | Device | Firmware | Port | State | Link layer | RDMA MTU | Netdev | Netdev "
+	      "MTU "
+	      "|\n",
+	      f);
+	fputs("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n", f);
+	json_array_foreach(nodes, i, n) {
+		const json_t *devs = jget(n, "devices");
+		bool any = false;
 
-		fprintf(f, "Built-in lab: %s nodes, %s rails",
-			num(r, "environment.lab.nodes", 0, b1, sizeof(b1)),
-			num(r, "environment.lab.rails", 0, b2, sizeof(b2)));
-		if (accel)
-			fprintf(f, ", QEMU accel %s", accel);
-		fputs(" (Soft-RoCE in VMs: far slower than hardware).\n\n", f);
-	}
-	if (!json_array_size(nodes)) {
-		fputs("No node inventory was recorded.\n\n", f);
-	} else {
-		fputs("| Node | Agent | Kernel | rdma-core | Device | Port | State | MTU | Link "
-		      "layer "
-		      "| Netdev |\n",
-		      f);
-		fputs("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n", f);
-		json_array_foreach(nodes, i, n) {
-			const json_t *devs = jget(n, "devices");
-			bool any = false;
+		json_array_foreach(devs, j, dev) {
+			const json_t *ports = jget(dev, "ports");
 
-			json_array_foreach(devs, j, dev) {
-				const json_t *ports = jget(dev, "ports");
-
-				json_array_foreach(ports, k, port) {
-					md_env_row(f, n, dev, port);
-					any = true;
-				}
-				if (!json_array_size(ports)) {
-					md_env_row(f, n, dev, NULL);
-					any = true;
-				}
+			json_array_foreach(ports, k, port) {
+				md_port_row(f, n, dev, port);
+				any = true;
 			}
-			if (!any)
-				md_env_row(f, n, NULL, NULL);
+			if (!json_array_size(ports)) {
+				md_port_row(f, n, dev, NULL);
+				any = true;
+			}
 		}
-		fputs("\n", f);
+		if (!any)
+			md_port_row(f, n, NULL, NULL);
 	}
+	fputs("\n", f);
+}
+
+/* A netdev a device's port names: the ones RDMA traffic crosses. */
+static bool netdev_of_port(const json_t *node, const char *name)
+{
+	const json_t *dev, *port;
+	size_t j, k;
+
+	json_array_foreach(jget(node, "devices"), j, dev)
+		json_array_foreach(jget(dev, "ports"), k, port)
+			if (name && jstr(port, "netdev") && !strcmp(jstr(port, "netdev"), name))
+				return true;
+	return false;
+}
+
+/* "up", "down, no carrier", "—" */
+static void md_link_state(FILE *f, const json_t *nd)
+{
+	const char *oper = jstr(nd, "oper");
+
+	fputs(" | ", f);
+	if (!oper && !jget(nd, "up")) {
+		fputs(DASH, f);
+		return;
+	}
+	if (oper && strcmp(oper, "unknown"))
+		cell(f, oper);
+	else
+		fputs(json_is_true(jget(nd, "up")) ? "up" : "down", f);
+	if (json_is_false(jget(nd, "carrier")))
+		fputs(", no carrier", f);
+}
+
+/* The NIC's PFC storm prevention: "auto", "disabled", "100 ms", "not supported". */
+static void md_pfc_prevention(FILE *f, const json_t *nd)
+{
+	const json_t *p = jget(nd, "pfc.prevention_tout_ms");
+	char b[32];
+
+	fputs(" | ", f);
+	if (json_is_string(p))
+		cell(f, json_string_value(p));
+	else if (json_is_number(p))
+		fprintf(f, "%s ms", num(nd, "pfc.prevention_tout_ms", 0, b, sizeof(b)));
+	else
+		fputs("not reported", f);
+	fputs(" | ", f);
+	if (json_is_number(jget(nd, "pfc.counters")))
+		fputs(num(nd, "pfc.counters", 0, b, sizeof(b)), f);
+	else
+		fputs("not reported", f);
+	if (jstr(nd, "pfc.error")) {
+		fputs(" (", f);
+		cell(f, jstr(nd, "pfc.error"));
+		fputs(")", f);
+	}
+}
+
+/* The rails' netdevs (and any a port names), with their PFC state. */
+static void md_env_netdevs(FILE *f, const json_t *nodes)
+{
+	const json_t *n, *nd, *a;
+	size_t i, k, m, rows = 0;
+	char b1[32], b2[32];
+
+	json_array_foreach(nodes, i, n) {
+		json_array_foreach(jget(n, "netdevs"), k, nd) {
+			if (!json_is_number(jget(nd, "rail")) &&
+			    !netdev_of_port(n, jstr(nd, "name")))
+				continue;
+			if (!rows++) {
+				fputs("| Node | Netdev | Rail | Link | MTU | Addresses | PFC storm "
+				      "prevention | Pause counters polled |\n",
+				      f);
+				fputs("| --- | --- | --- | --- | --- | --- | --- | --- |\n", f);
+			}
+			fputs("| ", f);
+			cell(f, jstr(n, "name"));
+			next_cell(f, jstr(nd, "name"));
+			fprintf(f, " | %s", num(nd, "rail", 0, b1, sizeof(b1)));
+			md_link_state(f, nd);
+			fprintf(f, " | %s | ", num(nd, "mtu", 0, b2, sizeof(b2)));
+			if (!json_array_size(jget(nd, "addrs")))
+				fputs(DASH, f);
+			json_array_foreach(jget(nd, "addrs"), m, a) {
+				fputs(m ? ", " : "", f);
+				cell(f, json_string_value(a) ?: "?");
+			}
+			md_pfc_prevention(f, nd);
+			fputs(" |\n", f);
+		}
+	}
+	if (rows)
+		fputs("\n", f);
+	else
+		fputs("Rail netdevs: not reported.\n\n", f);
+	fputs("PFC/DCB: the enabled PFC priorities and the ETS configuration are not reported by "
+	      "the agents; storm prevention and the pause counters they poll are shown per "
+	      "netdev.\n\n",
+	      f);
+}
+
+static void md_env_clock(FILE *f, const json_t *r)
+{
+	const json_t *clock = jget(r, "clock.nodes"), *n;
+	char b1[32], b2[32], b3[32], b4[32];
+	double u, worst = -1;
+	size_t i;
+
 	if (!json_array_size(clock)) {
 		fputs("Clock offsets: not measured.\n\n", f);
 		return;
@@ -297,8 +467,41 @@ static void md_environment(FILE *f, const json_t *r)
 			num(n, "offset_us", 1, b1, sizeof(b1)),
 			num(n, "uncertainty_us", 1, b2, sizeof(b2)),
 			num(n, "rtt_us", 1, b3, sizeof(b3)), num(n, "samples", 0, b4, sizeof(b4)));
+		if (jnum(n, "uncertainty_us", &u) && u > worst)
+			worst = u;
 	}
 	fputs("\n", f);
+	if (worst >= 0)
+		fprintf(f,
+			"Worst uncertainty ± %.1f µs: differences between nodes' events finer than "
+			"that are not meaningful.\n\n",
+			worst);
+}
+
+static void md_environment(FILE *f, const json_t *r)
+{
+	const json_t *nodes = jget(r, "environment.nodes");
+	char b1[32], b2[32];
+
+	fputs("## Environment\n\n", f);
+	if (jget(r, "environment.lab")) {
+		const char *accel = jstr(r, "environment.lab.accel");
+
+		fprintf(f, "Built-in lab: %s nodes, %s rails",
+			num(r, "environment.lab.nodes", 0, b1, sizeof(b1)),
+			num(r, "environment.lab.rails", 0, b2, sizeof(b2)));
+		if (accel)
+			fprintf(f, ", QEMU accel %s", accel);
+		fputs(" (Soft-RoCE in VMs: far slower than hardware).\n\n", f);
+	}
+	if (!json_array_size(nodes)) {
+		fputs("No node inventory was recorded.\n\n", f);
+	} else {
+		md_env_nodes(f, nodes);
+		md_env_ports(f, nodes);
+		md_env_netdevs(f, nodes);
+	}
+	md_env_clock(f, r);
 }
 
 static void md_target(FILE *f, const json_t *t)
@@ -604,6 +807,7 @@ static void md_cleanup(FILE *f, const json_t *r)
 		fputs("**Not verified: check the nodes by hand before the next drill.**\n\n", f);
 	if (!json_array_size(acts))
 		return;
+	fputs("The revert steps, as performed and checked:\n\n", f);
 	fputs("| Node | Fault | Action | Verified |\n| --- | --- | --- | --- |\n", f);
 	json_array_foreach(acts, i, a) {
 		if (json_is_string(a)) {
@@ -683,6 +887,147 @@ static void md_safety(FILE *f, const json_t *r)
 	fputs("\n", f);
 }
 
+/* One statistic of a phase's distribution: "812 ms", "not seen" (a trial never saw it), "—". */
+static void md_stat(FILE *f, const json_t *st, const char *key)
+{
+	char b[32];
+	double v;
+
+	if (jnum(st, key, &v))
+		fputs(fmt_ms(v, b, sizeof(b)), f);
+	else if (json_is_object(st))
+		fputs("not seen", f);
+	else
+		fputs(DASH, f);
+}
+
+/* "rail0-down: 10 trials, every 30000 ms, at 20000, 50000, ... ms" */
+static void md_schedule(FILE *f, const json_t *r)
+{
+	const json_t *faults = jget(r, "schedule.faults"), *s, *at;
+	char b1[32], b2[32];
+	size_t i, k;
+
+	if (!json_array_size(faults))
+		return;
+	fprintf(f, "Schedule, from seed %s:\n\n", num(r, "schedule.seed", 0, b1, sizeof(b1)));
+	json_array_foreach(faults, i, s) {
+		fputs("- ", f);
+		cell(f, jstr(s, "fault"));
+		fprintf(f, ": %s trials, ", num(s, "count", 0, b1, sizeof(b1)));
+		if (streq(jstr(s, "kind"), "random"))
+			fprintf(f, "random gaps of %s-%s ms",
+				num(s, "min_gap_ms", 0, b1, sizeof(b1)),
+				num(s, "max_gap_ms", 0, b2, sizeof(b2)));
+		else
+			fprintf(f, "every %s ms", num(s, "every_ms", 0, b1, sizeof(b1)));
+		if (json_array_size(jget(s, "at_ms"))) {
+			fputs(", at ", f);
+			json_array_foreach(jget(s, "at_ms"), k, at)
+				fprintf(f, "%s%.0f", k ? ", " : "", json_number_value(at));
+			fputs(" ms", f);
+		}
+		fputs("\n", f);
+	}
+	fputs("\n", f);
+}
+
+/* report["trials"] (repeat:, schedule:): each repeated fault's distribution per phase. */
+static void md_trials(FILE *f, const json_t *r)
+{
+	static const char *const phases[] = {"detection", "isolation", "recovery"};
+	const json_t *trials = jget(r, "trials"), *t, *st;
+	char b[32], path[48];
+	double thr;
+	size_t i, k;
+
+	if (!json_array_size(trials))
+		return;
+	fputs("## Trials\n\n", f);
+	fputs("Each repeated fault's phases over its trials (nearest rank; a trial that never saw "
+	      "a phase counts as slower than any that did). Each trial's own measurements are in "
+	      "Results, one row per trial (FAULT#N).\n\n",
+	      f);
+	fputs("| Fault | Trials | Phase | Judged on | p50 | p90 | Max | Allowed | Result |\n", f);
+	fputs("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n", f);
+	json_array_foreach(trials, i, t) {
+		for (k = 0; k < sizeof(phases) / sizeof(phases[0]); k++) {
+			if (!json_object_get(json_is_object(t) ? t : NULL, phases[k]))
+				continue;
+			st = jget(t, phases[k]);
+			snprintf(path, sizeof(path), "expect.%s.stat", phases[k]);
+			fputs("| ", f);
+			cell(f, jstr(t, "fault"));
+			fprintf(f, " | %s | %s | ", num(t, "count", 0, b, sizeof(b)), phases[k]);
+			cell(f, jstr(st, "stat") ?: jstr(r, path) ?: "max");
+			fputs(" | ", f);
+			md_stat(f, st, "p50");
+			fputs(" | ", f);
+			md_stat(f, st, "p90");
+			fputs(" | ", f);
+			md_stat(f, st, "max");
+			fprintf(f, " | %s | ",
+				jnum(st, "threshold_ms", &thr) ? fmt_ms(thr, b, sizeof(b)) : DASH);
+			if (!json_is_object(st))
+				fputs("⚠️ no trial measured", f);
+			else
+				fprintf(f, "%s %s judged, %s seen",
+					json_is_true(jget(st, "ok")) ? "✅" : "❌",
+					num(st, "judged", 0, path, sizeof(path)),
+					num(st, "seen", 0, b, sizeof(b)));
+			fputs(" |\n", f);
+		}
+	}
+	fputs("\n", f);
+	md_schedule(f, r);
+}
+
+static const char *owner_of(const json_t *r)
+{
+	const char *o = jstr(r, "scenario.owner");
+
+	return o && *o ? o : NULL;
+}
+
+static void md_owners(FILE *f, const json_t *r)
+{
+	fputs("## Owners\n\n", f);
+	if (owner_of(r)) {
+		fputs("- ", f);
+		cell(f, owner_of(r));
+		fputs(": owns this drill (from the scenario) and its action items.\n\n", f);
+	} else {
+		fputs("Not named: the scenario has no `owner`; name one so the action items reach "
+		      "someone.\n\n",
+		      f);
+	}
+}
+
+static void md_action_items(FILE *f, const json_t *r)
+{
+	json_t *items = action_items_of(r);
+	const json_t *it;
+	size_t i;
+
+	fputs("## Action items\n\n", f);
+	if (!json_array_size(items)) {
+		fputs("None: nothing in this drill calls for work.\n\n", f);
+		json_decref(items);
+		return;
+	}
+	fputs("| # | Fault | Action | Because | Owner |\n| --- | --- | --- | --- | --- |\n", f);
+	json_array_foreach(items, i, it) {
+		fprintf(f, "| %zu", i + 1);
+		next_cell(f, jstr(it, "fault"));
+		next_cell(f, jstr(it, "item") ?: json_string_value(it));
+		next_cell(f, jstr(it, "because"));
+		next_cell(f, jstr(it, "owner") ?: owner_of(r));
+		fputs(" |\n", f);
+	}
+	fputs("\n", f);
+	json_decref(items);
+}
+
 static void md_reasons(FILE *f, const json_t *r)
 {
 	const json_t *reasons = jget(r, "reasons"), *s;
@@ -709,11 +1054,14 @@ static int emit_md(FILE *f, const void *arg)
 	md_environment(f, r);
 	md_actions(f, r);
 	md_results(f, r);
+	md_trials(f, r);
 	md_integrity(f, r);
 	md_throughput(f, r);
 	md_anomalies(f, r);
 	md_cleanup(f, r);
 	md_safety(f, r);
+	md_owners(f, r);
+	md_action_items(f, r);
 	md_reasons(f, r);
 	fprintf(f, "---\n_Every event: `%s` (%s events). Machine record: `report.json` (%s)._\n",
 		jstr(r, "events.file") ?: "events.jsonl", num(r, "events.count", 0, b, sizeof(b)),

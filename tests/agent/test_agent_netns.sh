@@ -383,8 +383,8 @@ check "audit log: the refusal sentence, the netdev of accepted faults, the defer
 # A bad policy file: the agent refuses to start (exit 78), names FILE:LINE: key, touches nothing.
 printf 'injectors: [link_down]\nnetdevs: [v0]\nmax_faults: 3\n' > "$tmp/bad.yaml"
 printf 'netdevs: [v0]\nmax_fault_duration: 10 minutes\n' > "$tmp/bad2.yaml"
-for cfgcase in "bad.yaml|bad.yaml:3: max_faults: unknown key" \
-	"bad2.yaml|bad2.yaml:2: max_fault_duration: \"10 minutes\" is not a duration" \
+for cfgcase in "bad.yaml|bad.yaml:3:1: max_faults: unknown key" \
+	"bad2.yaml|bad2.yaml:2:21: max_fault_duration: \"10 minutes\" is not a duration" \
 	"absent.yaml|absent.yaml: cannot open the policy file"; do
 	file=${cfgcase%%|*}
 	says=${cfgcase#*|}

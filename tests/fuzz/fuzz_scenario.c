@@ -4,13 +4,17 @@
  * scenario file, parsed from memory like scenario_load() does after reading
  * it. Besides what the sanitizers catch, it checks the parser's contract: a
  * refusal is -EINVAL/-ENOMEM with a message that names the file, and an
- * accepted scenario holds only values its checks allow.
+ * accepted scenario holds only values its checks allow. The same bytes go
+ * through scenario_check_text() (rdmachaos validate), with a small cap now
+ * and then: it must agree with scenario_parse(), its first error must be the
+ * one scenario_parse() reports, and every entry names the file.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/yamldoc.h"
 #include "coordinator/scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -60,6 +64,45 @@ static void check_accepted(const struct scenario *sc)
 		abort();
 }
 
+/* scenario_check_text() agrees with scenario_parse()'s ret and first error err. */
+static void check_diags(const uint8_t *data, size_t size, int ret, const char *err)
+{
+	struct yd_diags l = {.max = size % 5 == 1 ? 1 + size % 3 : 0};
+	struct scenario *sc = malloc(sizeof(*sc));
+	unsigned int i;
+	int ret2;
+
+	if (!sc)
+		abort();
+	ret2 = scenario_check_text(FZ_NAME, (const char *)data, size, sc, &l);
+	if (ret2 != ret && ret != -ENOMEM && ret2 != -ENOMEM)
+		abort();
+	if (ret2 == 0) {
+		if (l.nr_errors)
+			abort();
+		check_accepted(sc);
+		scenario_free(sc);
+	} else if (ret2 == -EINVAL) {
+		/* the first entry found is the error scenario_parse() reports (err may be cut) */
+		if (!l.nr_errors || !l.nr || l.v[0].severity != YD_ERROR ||
+		    strncmp(l.v[0].text, err, strlen(err)))
+			abort();
+	}
+	if (l.nr > (l.max ? l.max : YD_DIAGS_MAX) ||
+	    l.nr + yd_diags_dropped(&l) != l.nr_errors + l.nr_warnings)
+		abort();
+	for (i = 0; i < l.nr; i++)
+		if (strncmp(l.v[i].text, FZ_NAME, strlen(FZ_NAME)) || !l.v[i].msg ||
+		    l.v[i].msg < l.v[i].text || l.v[i].msg > l.v[i].text + strlen(l.v[i].text))
+			abort();
+	yd_diags_sort(&l);
+	for (i = 1; i < l.nr; i++)
+		if (l.v[i].line < l.v[i - 1].line)
+			abort();
+	yd_diags_free(&l);
+	free(sc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct scenario *sc = malloc(sizeof(*sc));
@@ -86,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		abort();
 	}
+	check_diags(data, size, ret, err);
 	free(err);
 	free(sc);
 	return 0;

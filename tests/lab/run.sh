@@ -11,6 +11,7 @@ out=$top/build/test-runs
 rm -rf "$out"
 mkdir -p "$out"
 pass=0 fail=0 skip=0 retried=0
+DRILL_ARGS=() # extra arguments of the next drill()s
 
 result() { # name rc
 	case $2 in
@@ -105,7 +106,9 @@ drill() {
 	local name=$1 scenario=$2 want=$3 rc
 	shift 3
 	echo "== drill $name: $scenario (want exit $want)"
-	timeout 900 build/rdmachaos run "$scenario" --lab --out "$out/$name"
+	# stderr is kept too (the live status line, when DRILL_ARGS asks for it)
+	timeout 900 build/rdmachaos run "$scenario" --lab --out "$out/$name" "${DRILL_ARGS[@]}" \
+		2> >(tee "$out/$name.log" >&2)
 	rc=$?
 	# Soft-RoCE 6.1 sometimes loses a QP's error completion and hangs it; the
 	# workload's watchdog says so (wc_status WATCHDOG). That is the lab's RDMA
@@ -118,7 +121,8 @@ drill() {
 		mv "$out/$name" "$out/$name.attempt1"
 		retried=$((retried + 1))
 		relab || return
-		timeout 900 build/rdmachaos run "$scenario" --lab --out "$out/$name"
+		timeout 900 build/rdmachaos run "$scenario" --lab --out "$out/$name" "${DRILL_ARGS[@]}" \
+			2> >(tee "$out/$name.log" >&2)
 		rc=$?
 	fi
 	if [ "$rc" != "$want" ]; then
@@ -139,6 +143,23 @@ drill() {
 			ok=1
 		fi
 	done
+	# Every format of every real drill: the schemas, the junit counted against
+	# the report, the self-contained HTML page (docs/REPORT.md).
+	if ! python3 tests/report/schema_check.py validate docs/report.schema.json \
+		"$out/$name/report.json" >"$out/$name.schema.log" 2>&1; then
+		echo "drill $name: report.json does not match docs/report.schema.json:"
+		grep -v '^ok' "$out/$name.schema.log" | head -n 10
+		ok=1
+	fi
+	if ! xmllint --noout --schema tests/report/junit.xsd "$out/$name/junit.xml" 2>"$out/$name.xsd.log" ||
+		! python3 tests/report/schema_check.py junit "$out/$name/report.json" "$out/$name/junit.xml" \
+			>>"$out/$name.xsd.log" 2>&1; then
+		echo "drill $name: junit.xml is not valid or does not match the report:"
+		grep -v '^ok\|validates$' "$out/$name.xsd.log" | head -n 10
+		ok=1
+	fi
+	grep -q '<svg' "$out/$name/report.html" 2>/dev/null ||
+		{ echo "drill $name: report.html has no timeline"; ok=1; }
 	[ "$ok" = 0 ] && jq -r '.faults[] | "  \(.id): detection \(.detection.ms) ms (\(.detection.signal)), isolation \(.isolation.ms // "n/a") ms, recovery \(.recovery.ms) ms"' "$out/$name/report.json"
 	result "drill-$name" $ok
 }
@@ -243,6 +264,36 @@ drill pfc-storm scenarios/pfc-storm.yaml 0 "${common_checks[@]}" \
 	'events:[.[] | select(.kind == "pfc" and .type == "emulation" and .action == "release")] | length >= 2' \
 	'events:([.[] | select(.type == "emulation" and .action == "hold")] | length) == ([.[] | select(.type == "emulation" and .action == "release")] | length)'
 left_behind pfc-storm node-a node-b
+
+# One fault, three trials at random gaps from --seed 7, judged on p90 / p50;
+# run with the live status line forced on, which must show the fault in force.
+relab
+DRILL_ARGS=(--seed 7 --progress live)
+drill trials tests/lab/drills/trials.yaml 0 "${common_checks[@]}" \
+	'.verdict == "pass" and .seed == 7' \
+	'(.faults | length) == 3 and ([.faults[].trial] == [1, 2, 3]) and all(.faults[]; .fault == "flap")' \
+	'.trials[0].fault == "flap" and .trials[0].count == 3 and .trials[0].detection.stat == "p90" and .trials[0].detection.ok and .trials[0].recovery.stat == "p50" and .trials[0].recovery.ok' \
+	'.schedule.seed == 7 and .schedule.faults[0].kind == "random" and (.schedule.faults[0].at_ms | length) == 3' \
+	'.expect.detection.stat == "p90"'
+DRILL_ARGS=()
+# the same seed, the same timeline: the plan printed by --dry-run is what ran
+want_at=$(build/rdmachaos run tests/lab/drills/trials.yaml --dry-run --seed 7 |
+	awk '/inject flap#/ {sub("s", "", $1); printf "%.1f ", $1}')
+got_at=$(jq -r '.faults[].at_ms' "$out/trials/report.json" | awk '{printf "%.1f ", $1 / 1000}')
+if [ -n "$got_at" ] && [ "$want_at" = "$got_at" ]; then
+	echo "trials: faults at $got_at s, as --dry-run --seed 7 planned"
+	result trials-replay 0
+else
+	echo "trials: the run placed its faults at '$got_at' s, --dry-run --seed 7 at '$want_at' s"
+	result trials-replay 1
+fi
+if grep -q $'\r\033\[K' "$out/trials.log" && grep -q 'in force: flap#' "$out/trials.log"; then
+	result live-progress 0
+else
+	echo "trials: no live status line naming the fault in force in $out/trials.log"
+	result live-progress 1
+fi
+left_behind trials node-a node-b
 
 # The game day: four fault classes in a row on a three-node lab.
 relab 3

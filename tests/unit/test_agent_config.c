@@ -108,94 +108,106 @@ static void test_durations(void **state)
 		assert_int_equal(p.max_fault_ms, ok[i].ms);
 	}
 	refused("max_fault_duration: 10 min\n",
-		"agent.yaml:1: max_fault_duration: \"10 min\" is not a duration; write a number "
+		"agent.yaml:1:21: max_fault_duration: \"10 min\" is not a duration; write a number "
 		"and a unit with no space, e.g. 500ms, 10s, 5m (a plain number is seconds)");
-	refused("max_fault_duration: -5s\n",
-		"agent.yaml:1: max_fault_duration: \"-5s\" is not a duration; write a number and "
-		"a unit with no space, e.g. 500ms, 10s, 5m (a plain number is seconds)");
+	refused(
+	    "max_fault_duration: -5s\n",
+	    "agent.yaml:1:21: max_fault_duration: \"-5s\" is not a duration; write a number and "
+	    "a unit with no space, e.g. 500ms, 10s, 5m (a plain number is seconds)");
 	refused("max_fault_duration: 0s\n",
-		"agent.yaml:1: max_fault_duration: must be longer than 0 (leave the key out for "
+		"agent.yaml:1:21: max_fault_duration: must be longer than 0 (leave the key out for "
 		"no limit)");
-	refused("max_fault_duration: 8d\n",
-		"agent.yaml:1: max_fault_duration: \"8d\" is not a duration; write a number and a "
-		"unit with no space, e.g. 500ms, 10s, 5m (a plain number is seconds)");
-	refused("max_fault_duration: 169h\n",
-		"agent.yaml:1: max_fault_duration: 169h is longer than 7 days, the longest fault "
-		"a request can ask for");
-	refused("pfc:\n  max_rate_fps: 10\n  max_duration: soon\n",
-		"agent.yaml:3: pfc.max_duration: \"soon\" is not a duration; write a number and a "
-		"unit with no space, e.g. 500ms, 10s, 5m (a plain number is seconds)");
+	refused(
+	    "max_fault_duration: 8d\n",
+	    "agent.yaml:1:21: max_fault_duration: \"8d\" is not a duration; write a number and a "
+	    "unit with no space, e.g. 500ms, 10s, 5m (a plain number is seconds)");
+	refused(
+	    "max_fault_duration: 169h\n",
+	    "agent.yaml:1:21: max_fault_duration: 169h is longer than 7 days, the longest fault "
+	    "a request can ask for");
+	refused(
+	    "pfc:\n  max_rate_fps: 10\n  max_duration: soon\n",
+	    "agent.yaml:3:17: pfc.max_duration: \"soon\" is not a duration; write a number and a "
+	    "unit with no space, e.g. 500ms, 10s, 5m (a plain number is seconds)");
 }
 
 static void test_unknown_and_duplicate_keys(void **state)
 {
-	refused("injectors: [link_down]\n\nmax_faults: 3\n",
-		"agent.yaml:3: max_faults: unknown key; allowed here: injectors, netdevs, devices, "
-		"max_fault_duration, max_concurrent_faults, pfc, control_if");
+	refused(
+	    "injectors: [link_down]\n\nmax_faults: 3\n",
+	    "agent.yaml:3:1: max_faults: unknown key; allowed here: injectors, netdevs, devices, "
+	    "max_fault_duration, max_concurrent_faults, pfc, control_if");
 	refused("pfc:\n  max_rate_fps: 10\n  rate: 3\n",
-		"agent.yaml:3: pfc.rate: unknown key; allowed here: max_rate_fps, max_duration");
+		"agent.yaml:3:3: pfc.rate: unknown key; allowed here: max_rate_fps, max_duration");
 	refused("netdevs: [a]\nnetdevs: [b]\n",
-		"agent.yaml:2: netdevs: given twice (first on line 1)");
-	refused("[a, b]: 1\n", "agent.yaml:1: keys must be plain words, not a list");
+		"agent.yaml:2:1: netdevs: given twice (first on line 1)");
+	refused("[a, b]: 1\n", "agent.yaml:1:1: keys must be plain words, not a list");
 }
 
 static void test_wrong_types(void **state)
 {
-	refused("- injectors\n", "agent.yaml:1: the file must be a mapping of keys, e.g. "
+	refused("- injectors\n", "agent.yaml:1:1: the file must be a mapping of keys, e.g. "
 				 "\"injectors: [link_down]\" lines");
 	refused("injectors: link_down\n",
-		"agent.yaml:1: injectors: must be a list ([a, b] or \"- \" lines)");
-	refused("netdevs:\n", "agent.yaml:1: netdevs: has no value; it takes a list ([a, b] or "
+		"agent.yaml:1:12: injectors: must be a list ([a, b] or \"- \" lines)");
+	refused("netdevs:\n", "agent.yaml:1:9: netdevs: has no value; it takes a list ([a, b] or "
 			      "\"- \" lines)");
 	refused("netdevs:\n  - rail0\n  - [rail1]\n",
-		"agent.yaml:3: netdevs[1]: must be a single value, not a list");
+		"agent.yaml:3:5: netdevs[1]: must be a single value, not a list");
 	refused("control_if: {name: eth0}\n",
-		"agent.yaml:1: control_if: must be a single value, not a mapping");
-	refused("max_concurrent_faults: two\n",
-		"agent.yaml:1: max_concurrent_faults: \"two\" is not a whole number; use 1..1024");
+		"agent.yaml:1:13: control_if: must be a single value, not a mapping");
+	refused(
+	    "max_concurrent_faults: two\n",
+	    "agent.yaml:1:24: max_concurrent_faults: \"two\" is not a whole number; use 1..1024");
 	refused("max_concurrent_faults: 0\n",
-		"agent.yaml:1: max_concurrent_faults: 0 is out of range; use 1..1024");
-	refused("max_concurrent_faults: -1\n",
-		"agent.yaml:1: max_concurrent_faults: \"-1\" is not a whole number; use 1..1024");
-	refused("pfc: 1000\n", "agent.yaml:1: pfc: must be a mapping, e.g. {max_rate_fps: 1000, "
+		"agent.yaml:1:24: max_concurrent_faults: 0 is out of range; use 1..1024");
+	refused(
+	    "max_concurrent_faults: -1\n",
+	    "agent.yaml:1:24: max_concurrent_faults: \"-1\" is not a whole number; use 1..1024");
+	refused("pfc: 1000\n", "agent.yaml:1:6: pfc: must be a mapping, e.g. {max_rate_fps: 1000, "
 			       "max_duration: 60s}");
 	refused("pfc: {max_rate_fps: 0}\n",
-		"agent.yaml:1: pfc.max_rate_fps: 0 is out of range; use 1..100000000");
+		"agent.yaml:1:21: pfc.max_rate_fps: 0 is out of range; use 1..100000000");
 }
 
 static void test_bad_names(void **state)
 {
-	refused("injectors:\n  - link_down\n  - link_dwn\n",
-		"agent.yaml:3: injectors[1]: \"link_dwn\" is not an injector of this agent (known: "
-		"link_down, port_flap, pfc_storm, mr_failure, qp_error)");
+	refused(
+	    "injectors:\n  - link_down\n  - link_dwn\n",
+	    "agent.yaml:3:5: injectors[1]: \"link_dwn\" is not an injector of this agent (known: "
+	    "link_down, port_flap, pfc_storm, mr_failure, qp_error)");
 	refused("injectors: [link_down, link_down]\n",
-		"agent.yaml:1: injectors[1]: link_down is listed twice (first as injectors[0])");
-	refused("netdevs: [rail0, eth0:1]\n",
-		"agent.yaml:1: netdevs[1]: \"eth0:1\" is not an interface name (1..15 characters, "
-		"no '/', ':' or spaces)");
+		"agent.yaml:1:24: injectors[1]: link_down is listed twice (first as injectors[0])");
+	refused(
+	    "netdevs: [rail0, eth0:1]\n",
+	    "agent.yaml:1:18: netdevs[1]: \"eth0:1\" is not an interface name (1..15 characters, "
+	    "no '/', ':' or spaces)");
 	refused("netdevs: [a-very-long-netdev-name]\n",
-		"agent.yaml:1: netdevs[0]: \"a-very-long-netdev-name\" is not an interface name "
+		"agent.yaml:1:11: netdevs[0]: \"a-very-long-netdev-name\" is not an interface name "
 		"(1..15 characters, no '/', ':' or spaces)");
-	refused("devices: [\"rxe 0\"]\n",
-		"agent.yaml:1: devices[0]: \"rxe 0\" is not an RDMA device name (1..63 characters, "
-		"no '/' or spaces)");
-	refused("control_if: ../eth0\n",
-		"agent.yaml:1: control_if: \"../eth0\" is not an interface name (1..15 characters, "
-		"no '/', ':' or spaces)");
+	refused(
+	    "devices: [\"rxe 0\"]\n",
+	    "agent.yaml:1:11: devices[0]: \"rxe 0\" is not an RDMA device name (1..63 characters, "
+	    "no '/' or spaces)");
+	refused(
+	    "control_if: ../eth0\n",
+	    "agent.yaml:1:13: control_if: \"../eth0\" is not an interface name (1..15 characters, "
+	    "no '/', ':' or spaces)");
 	refused("control_if: ~\n",
-		"agent.yaml:1: control_if: has no value; give one or leave the key out");
+		"agent.yaml:1:13: control_if: has no value; give one or leave the key out");
 }
 
 static void test_yaml_errors(void **state)
 {
-	refused("netdevs: [rail0\nmax_concurrent_faults: 2\n",
-		"agent.yaml:2: YAML syntax error: did not find expected ',' or ']' (while parsing "
-		"a flow sequence on line 1)");
-	refused("netdevs:\n\t- rail0\n", "agent.yaml:2: YAML syntax error: found character that "
+	refused(
+	    "netdevs: [rail0\nmax_concurrent_faults: 2\n",
+	    "agent.yaml:2:22: YAML syntax error: did not find expected ',' or ']' (while parsing "
+	    "a flow sequence on line 1)");
+	refused("netdevs:\n\t- rail0\n", "agent.yaml:2:1: YAML syntax error: found character that "
 					 "cannot start any token (YAML indents with spaces, not "
 					 "tabs)");
 	refused("netdevs: [a]\n---\nnetdevs: [b]\n",
-		"agent.yaml:2: the policy file holds one YAML document; remove the second one "
+		"agent.yaml:2:1: the policy file holds one YAML document; remove the second one "
 		"(after ---)");
 }
 
@@ -211,7 +223,7 @@ static void test_shape_limits(void **state)
 	refused("netdevs: &n [rail0, *n]\n",
 		"agent.yaml:1: alias *n is inside the node it names (&n on line 1); a YAML node "
 		"cannot contain itself");
-	refused("netdevs: [\"rail0\\0x\"]\n", "agent.yaml:1: netdevs[0]: holds a NUL character");
+	refused("netdevs: [\"rail0\\0x\"]\n", "agent.yaml:1:11: netdevs[0]: holds a NUL character");
 }
 
 static void test_load(void **state)

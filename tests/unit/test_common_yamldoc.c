@@ -48,11 +48,15 @@ static void not_loaded(const char *text, const char *want)
 	yd_free(&d); /* harmless after a failure */
 }
 
-/* Expects the check's return value ret to be a refusal reading exactly `want`. */
+/*
+ * Expects the check's return value ret to be a refusal reading exactly `want`.
+ * err holds a document's first refusal: start counting again for the next.
+ */
 static void refused(int ret, const char *want)
 {
 	if (ret != -EINVAL || strcmp(err, want))
 		fail_msg("got (%d): %s\nwant: %s", ret, err, want);
+	d.nr_errors = 0;
 }
 
 static void test_read_file(void **state)
@@ -99,24 +103,24 @@ static void test_documents(void **state)
 	assert_true(yd_is_null(d.root));
 	yd_free(&d);
 	not_loaded("a: 1\n---\nb: 2\n",
-		   "y.yaml:2: a test file holds one YAML document; remove the second one (after "
+		   "y.yaml:2:1: a test file holds one YAML document; remove the second one (after "
 		   "---)");
 }
 
 static void test_syntax_errors(void **state)
 {
-	not_loaded("a: [1\nb: 2\n", "y.yaml:2: YAML syntax error: did not find expected ',' or "
+	not_loaded("a: [1\nb: 2\n", "y.yaml:2:2: YAML syntax error: did not find expected ',' or "
 				    "']' (while parsing a flow sequence on line 1)");
 	/* libyaml blames the tab without naming it: the hint does. */
-	not_loaded("a:\n\t- 1\n", "y.yaml:2: YAML syntax error: found character that cannot "
+	not_loaded("a:\n\t- 1\n", "y.yaml:2:1: YAML syntax error: found character that cannot "
 				  "start any token (YAML indents with spaces, not tabs)");
 	/* It names the tab itself: its context is the better hint. */
 	not_loaded("a:\n  b: 1\n\tc: 2\n",
-		   "y.yaml:3: YAML syntax error: found a tab character that violates indentation "
+		   "y.yaml:3:1: YAML syntax error: found a tab character that violates indentation "
 		   "(while scanning a plain scalar on line 2)");
 	/* Bad encoding: the byte, and the line it is on. */
 	not_loaded("a: 1\nb: \xff\n",
-		   "y.yaml:2: YAML syntax error: invalid leading UTF-8 octet (byte 8)");
+		   "y.yaml:2:4: YAML syntax error: invalid leading UTF-8 octet (byte 8)");
 }
 
 /* Expects yd_check_keys() on text's root to refuse it with exactly `want`. */
@@ -140,13 +144,13 @@ static void test_keys(void **state)
 	assert_null(yd_map_get(&d, NULL, "alpha"));
 	yd_free(&d);
 	keys_refused("alpha: 1\n", "top", none,
-		     "y.yaml:1: top.alpha: unknown key; nothing is allowed here");
+		     "y.yaml:1:1: top.alpha: unknown key; nothing is allowed here");
 	keys_refused("alpha: 1\ngamma: 2\n", "", keys,
-		     "y.yaml:2: gamma: unknown key; allowed here: alpha, beta");
+		     "y.yaml:2:1: gamma: unknown key; allowed here: alpha, beta");
 	keys_refused("alpha: 1\n\nalpha: 2\n", "", keys,
-		     "y.yaml:3: alpha: given twice (first on line 1)");
+		     "y.yaml:3:1: alpha: given twice (first on line 1)");
 	keys_refused("[a]: 1\n", "top", keys,
-		     "y.yaml:1: top: keys must be plain words, not a list");
+		     "y.yaml:1:1: top: keys must be plain words, not a list");
 }
 
 static void test_shapes(void **state)
@@ -156,20 +160,20 @@ static void test_shapes(void **state)
 	load("m: {a: 1}\ns: [x, y]\nv: 3\nn:\nq: \"\"\n");
 	assert_int_equal(yd_want_map(&d, yd_map_get(&d, d.root, "m"), "m"), 0);
 	refused(yd_want_map(&d, yd_map_get(&d, d.root, "v"), "v"),
-		"y.yaml:3: v: must be a mapping (key: value lines or {...})");
+		"y.yaml:3:4: v: must be a mapping (key: value lines or {...})");
 	refused(yd_want_map(&d, yd_map_get(&d, d.root, "n"), "n"),
-		"y.yaml:4: n: has no value; it takes a mapping (key: value lines or {...})");
+		"y.yaml:4:3: n: has no value; it takes a mapping (key: value lines or {...})");
 	seq = yd_map_get(&d, d.root, "s");
 	assert_int_equal(yd_want_seq(&d, seq, "s"), 0);
 	assert_int_equal(yd_seq_len(seq), 2);
 	assert_string_equal(yd_scalar(yd_seq_item(&d, seq, 1)), "y");
 	refused(yd_want_seq(&d, yd_map_get(&d, d.root, "m"), "m"),
-		"y.yaml:1: m: must be a list ([a, b] or \"- \" lines)");
+		"y.yaml:1:4: m: must be a list ([a, b] or \"- \" lines)");
 	refused(yd_want_seq(&d, yd_map_get(&d, d.root, "n"), "n"),
-		"y.yaml:4: n: has no value; it takes a list ([a, b] or \"- \" lines)");
-	refused(yd_want_scalar(&d, seq, "s"), "y.yaml:2: s: must be a single value, not a list");
+		"y.yaml:4:3: n: has no value; it takes a list ([a, b] or \"- \" lines)");
+	refused(yd_want_scalar(&d, seq, "s"), "y.yaml:2:4: s: must be a single value, not a list");
 	refused(yd_want_scalar(&d, yd_map_get(&d, d.root, "n"), "n"),
-		"y.yaml:4: n: has no value; give one or leave the key out");
+		"y.yaml:4:3: n: has no value; give one or leave the key out");
 	/* Quoted, "" is a value. */
 	assert_int_equal(yd_want_scalar(&d, yd_map_get(&d, d.root, "q"), "q"), 0);
 	yd_free(&d);
@@ -184,23 +188,24 @@ static void test_values(void **state)
 	assert_int_equal(yd_get_uint(&d, yd_map_get(&d, d.root, "a"), "a", 1, 100, &v), 0);
 	assert_int_equal(v, 42);
 	refused(yd_get_uint(&d, yd_map_get(&d, d.root, "a"), "a", 1, 10, &v),
-		"y.yaml:1: a: 42 is out of range; use 1..10");
+		"y.yaml:1:4: a: 42 is out of range; use 1..10");
 	refused(yd_get_uint(&d, yd_map_get(&d, d.root, "b"), "b", 0, 10, &v),
-		"y.yaml:2: b: \"-1\" is not a whole number; use 0..10");
+		"y.yaml:2:4: b: \"-1\" is not a whole number; use 0..10");
 	refused(yd_get_uint(&d, yd_map_get(&d, d.root, "c"), "c", 0, 10, &v),
-		"y.yaml:3: c: \"4x\" is not a whole number; use 0..10");
+		"y.yaml:3:4: c: \"4x\" is not a whole number; use 0..10");
 	assert_int_equal(yd_get_duration(&d, yd_map_get(&d, d.root, "d"), "d", &v), 0);
 	assert_int_equal(v, 90000);
-	refused(yd_get_duration(&d, yd_map_get(&d, d.root, "e"), "e", &v),
-		"y.yaml:5: e: \"9 s\" is not a duration; write a number and a unit with no space, "
-		"e.g. 1s, 2m (a plain number is seconds)");
+	refused(
+	    yd_get_duration(&d, yd_map_get(&d, d.root, "e"), "e", &v),
+	    "y.yaml:5:4: e: \"9 s\" is not a duration; write a number and a unit with no space, "
+	    "e.g. 1s, 2m (a plain number is seconds)");
 	/* A "\0" escape would cut the text short: "12\0" must not read as 12. */
 	refused(yd_get_uint(&d, yd_map_get(&d, d.root, "g"), "g", 0, 100, &v),
-		"y.yaml:7: g: holds a NUL character");
+		"y.yaml:7:4: g: holds a NUL character");
 	refused(yd_get_text(&d, yd_map_get(&d, d.root, "f"), "f", buf, sizeof(buf)),
-		"y.yaml:6: f: holds a NUL character");
+		"y.yaml:6:4: f: holds a NUL character");
 	refused(yd_get_text(&d, yd_map_get(&d, d.root, "h"), "h", buf, sizeof(buf)),
-		"y.yaml:8: h: is 4 characters long; at most 3 are allowed");
+		"y.yaml:8:4: h: is 4 characters long; at most 3 are allowed");
 	assert_int_equal(yd_get_text(&d, yd_map_get(&d, d.root, "a"), "a", buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "42");
 	yd_free(&d);

@@ -33,11 +33,20 @@ static const char FULL[] =
     " \"seed\": 1,"
     " \"environment\": {\"lab\": {\"nodes\": 2, \"rails\": 2, \"accel\": \"tcg\"},"
     "   \"nodes\": [{\"name\": \"node-a\", \"agent\": \"127.0.0.1:17700\", \"kernel\": "
-    "\"6.1.0-28-amd64\", \"rdma_core\": \"44.0\","
+    "\"6.1.0-28-amd64\", \"rdma_core\": \"44.0\", \"agent_version\": \"0.1.0-test\","
+    "     \"control_if\": \"eth0\","
+    "     \"netdevs\": [{\"name\": \"eth0\", \"up\": true, \"mtu\": 1500},"
+    "      {\"name\": \"rail0\", \"rail\": 0, \"up\": true, \"carrier\": true, \"oper\": "
+    "\"up\", \"mtu\": 1500, \"addrs\": [\"192.0.2.1/26\", \"fe80::1/64\"], \"pfc\": "
+    "{\"counters\": 0, \"prevention_tout_ms\": \"not supported\"}},"
+    "      {\"name\": \"rail1\", \"rail\": 1, \"up\": false, \"carrier\": false, \"oper\": "
+    "\"down\", \"mtu\": 1500, \"addrs\": [], \"pfc\": {\"counters\": 4, "
+    "\"prevention_tout_ms\": 100, \"error\": \"Operation not permitted\"}}],"
     "     \"devices\": [{\"name\": \"rxe_rail0\", \"ports\": [{\"port\": 1, \"state\": \"ACTIVE\","
     "       \"link_layer\": \"Ethernet\", \"active_mtu\": 1024, \"netdev\": \"rail0\"}]},"
-    "      {\"name\": \"rxe_rail1\", \"ports\": [{\"port\": 1, \"state\": \"ACTIVE\","
-    "       \"link_layer\": \"Ethernet\", \"active_mtu\": 1024, \"netdev\": \"rail1\"}]}]},"
+    "      {\"name\": \"rxe_rail1\", \"fw_ver\": \"0.0.0\", \"ports\": [{\"port\": 1, "
+    "\"state\": \"ACTIVE\", \"link_layer\": \"Ethernet\", \"active_mtu\": 1024, "
+    "\"netdev\": \"rail1\", \"netdev_mtu\": 1500}]}]},"
     "    {\"name\": \"node-b\", \"agent\": \"127.0.0.1:17701\", \"kernel\": \"6.1.0-28-amd64\","
     "     \"rdma_core\": \"44.0\", \"devices\": []}]},"
     " \"clock\": {\"nodes\": [{\"name\": \"node-a\", \"offset_us\": 123.4, \"uncertainty_us\": "
@@ -217,7 +226,10 @@ static void test_full_report(void **state)
 		 "**Verdict: pass** (exit code 0): rail0-down: detected in 812 ms (port_event), "
 		 "isolated in 1.4 s (failover), recovered in 2.1 s (and 1 more, see Reasons).");
 	has_line(md, "Rail 0 of node-b loses its link for 10 s under a write stream.");
-	has_line(md, "- Owner: network-oncall");
+	has_line(md,
+		 "**Readiness: needs work** (needs_work). Every expectation held, but "
+		 "unexplained anomalies were recorded: they need explaining before a roll-out.");
+	has_line(md, "4 action items: see Action items.");
 	has_line(md, "- Scenario: `scenarios/link-down.yaml` (sha256 "
 		     "`505af5aead1e9d9457c29730ee63a09dfcaf8b621b008599271c9334e3cf3361`)");
 	has_line(md, "- Expected: detection within 5000 ms on workload_error or port_event; "
@@ -225,12 +237,29 @@ static void test_full_report(void **state)
 		     "30000 ms and held for 2000 ms; at most 0 lost; at most 0 corrupted.");
 	has_line(md, "Built-in lab: 2 nodes, 2 rails, QEMU accel tcg (Soft-RoCE in VMs: far slower "
 		     "than hardware).");
+	has_line(md, "| node-a | 127.0.0.1:17700 | 0.1.0-test | 6.1.0-28-amd64 | 44.0 | eth0 |");
+	has_line(md, "| node-b | 127.0.0.1:17701 | — | 6.1.0-28-amd64 | 44.0 | — |");
+	has_line(md, "| node-a | rxe_rail0 | — | 1 | ACTIVE | Ethernet | 1024 | rail0 | — |");
 	has_line(md,
-		 "| node-a | 127.0.0.1:17700 | 6.1.0-28-amd64 | 44.0 | rxe_rail1 | 1 | ACTIVE | "
-		 "1024 | Ethernet | rail1 |");
+		 "| node-a | rxe_rail1 | 0.0.0 | 1 | ACTIVE | Ethernet | 1024 | rail1 | 1500 |");
+	has_line(md, "| node-b | — | — | — | — | — | — | — | — |");
 	has_line(md,
-		 "| node-b | 127.0.0.1:17701 | 6.1.0-28-amd64 | 44.0 | — | — | — | — | — | — |");
+		 "| Node | Netdev | Rail | Link | MTU | Addresses | PFC storm prevention | Pause "
+		 "counters polled |");
+	has_line(md,
+		 "| node-a | rail0 | 0 | up | 1500 | 192.0.2.1/26, fe80::1/64 | not supported | "
+		 "0 |");
+	has_line(md,
+		 "| node-a | rail1 | 1 | down, no carrier | 1500 | — | 100 ms | 4 (Operation not "
+		 "permitted) |");
+	assert_null(strstr(md, "| node-a | eth0 |"));
+	has_line(md,
+		 "PFC/DCB: the enabled PFC priorities and the ETS configuration are not reported "
+		 "by the agents; storm prevention and the pause counters they poll are shown per "
+		 "netdev.");
 	has_line(md, "| node-a | 123.4 µs | ± 250.0 µs | 500.0 µs | 8 |");
+	has_line(md, "Worst uncertainty ± 250.0 µs: differences between nodes' events finer than "
+		     "that are not meaningful.");
 	has_line(md, "| rail0-down | link_down | node-b rail 0 netdev rail0 device rxe_rail0 | — | "
 		     "at 20000 ms for 10000 ms | 20003 ms (2026-11-30T04:03:41.200Z) | 30004 ms "
 		     "(2026-11-30T04:03:51.201Z) |");
@@ -253,7 +282,21 @@ static void test_full_report(void **state)
 	has_line(md,
 		 "- 61000.5 ms, node-a: `{\"kind\":\"async\",\"event\":\"IBV_EVENT_QP_FATAL\"}`");
 	has_line(md, "Every fault was reverted and the prior state verified.");
+	has_line(md, "The revert steps, as performed and checked:");
 	has_line(md, "| node-b | rail0-down | link rail0 up | ✅ |");
+	has_line(md, "- network-oncall: owns this drill (from the scenario) and its action items.");
+	has_line(md, "| # | Fault | Action | Because | Owner |");
+	has_line(md,
+		 "| 1 | rail0-flap | add a detection signal that sees this fault (port_event, "
+		 "link_event or an error counter): none of the expected ones fired | detection "
+		 "not seen within 5 s (signals: workload_error, port_event) | network-oncall |");
+	has_line(md,
+		 "| 3 | — | investigate the unexpected event on node-a | at 123 ms: agent: slow "
+		 "netlink dump | network-oncall |");
+	has_line(md, "| 4 | rail0-flap | investigate the async IBV_EVENT_QP_FATAL on node-a | at "
+		     "61.001 s: {\"kind\":\"async\",\"event\":\"IBV_EVENT_QP_FATAL\"} | "
+		     "network-oncall |");
+	assert_null(strstr(md, "## Trials"));
 	has_line(md, "- integrity held: 0 lost, 0 corrupted, 6 duplicated");
 	has_line(md, "_Every event: `events.jsonl` (1234 events). Machine record: `report.json` "
 		     "(rdmachaos.report/v1)._");
@@ -275,7 +318,12 @@ static void test_empty_report(void **state)
 	has_line(md, "# Drill report: unnamed drill — UNKNOWN ⚠️");
 	has_line(md, "**Verdict: unknown** (exit code —): no reason was recorded.");
 	has_line(md, "_The scenario gives no description._");
-	has_line(md, "- Owner: not named");
+	has_line(md, "**Readiness: defer** (defer). No verdict was recorded, so the drill proves "
+		     "nothing yet: defer until it runs to a verdict.");
+	has_line(md, "No action items.");
+	has_line(md, "Not named: the scenario has no `owner`; name one so the action items reach "
+		     "someone.");
+	has_line(md, "None: nothing in this drill calls for work.");
 	has_line(md, "No node inventory was recorded.");
 	has_line(md, "Clock offsets: not measured.");
 	has_line(md, "No fault was recorded.");
@@ -315,7 +363,24 @@ static void test_nulls_everywhere(void **state)
 	has_line(md, "# Drill report: x — CLEANUP_FAILED 🚨");
 	has_line(md, "**Verdict: cleanup_failed** (exit code 3): cleanup was not verified: check "
 		     "the nodes by hand (see Cleanup) (and 1 more, see Reasons).");
-	has_line(md, "| — | — | — | — | d | — | — | — | — | — |");
+	has_line(md, "| — | d | — | — | — | — | — | — | — |");
+	has_line(md, "| — | — | — | — | — | — |");
+	has_line(md, "Rail netdevs: not reported.");
+	has_line(md,
+		 "**Readiness: defer** (defer). Cleanup was not verified, so the fabric's state "
+		 "is unknown: defer, and restore and verify the nodes by hand before anything "
+		 "else.");
+	has_line(md, "| 1 | — | revert by hand and check: ip link set rail0 up | cleanup was not "
+		     "verified | — |");
+	has_line(md, "| 2 | — | revert by hand on the node and check: the fault's prior state | "
+		     "cleanup could not verify this action | — |");
+	has_line(md, "| 3 | f\\|0 | get the fault in effect (fix what refused it: target, "
+		     "permissions, injector support), then run the drill again | f\\|0 was not "
+		     "injected: agent: link_down: eth0: refused: carries the agent's control "
+		     "connection | — |");
+	has_line(md, "| 4 | — | get a baseline: make the workload move data during the warm-up and "
+		     "baseline window (check it runs and its rails are up) | no baseline "
+		     "throughput: 0 samples | — |");
 	has_line(md, "| f\\|0 | — | — | — | at — ms for — ms | not injected: agent: link_down: "
 		     "eth0: refused: carries the agent's control connection | not reverted |");
 	has_line(md, "| f\\|0 | — / — ❌ (not seen) | not checked | — |");
@@ -394,6 +459,75 @@ static void test_safety_section(void **state)
 	json_decref(r);
 }
 
+/*
+ * Readiness and action items stored in the report win over deriving them
+ * again (a stored but partial readiness does not); repeated faults get their
+ * distribution table and schedule.
+ */
+static void test_stored_judgements_and_trials(void **state)
+{
+	static const char text[] =
+	    "{\"verdict\": \"pass\", \"scenario\": {\"owner\": \"fabric-oncall\"}, \"cleanup\": "
+	    "{\"verified\": true},"
+	    " \"readiness\": {\"category\": \"needs_work\", \"label\": \"needs work\", \"rule\": "
+	    "\"Stored rule.\"},"
+	    " \"action_items\": [{\"fault\": \"f0\", \"item\": \"do X\", \"because\": \"Y | Z\"},"
+	    "   {\"fault\": null, \"item\": \"do W\", \"because\": \"V\", \"owner\": \"someone\"}],"
+	    " \"expect\": {\"recovery\": {\"within_ms\": 30000, \"stat\": \"p90\"}},"
+	    " \"trials\": [{\"fault\": \"f0\", \"count\": 3, \"detection\": {\"stat\": \"max\", "
+	    "\"p50\": 20, \"p90\": 30, \"max\": 30, \"value\": 30, \"threshold_ms\": 5000, \"ok\": "
+	    "true, \"judged\": 3, \"seen\": 3}, \"recovery\": null},"
+	    "  {\"fault\": \"f1\", \"count\": 2, \"recovery\": {\"stat\": \"p90\", \"p50\": 1000, "
+	    "\"p90\": null, \"max\": null, \"value\": null, \"threshold_ms\": 30000, \"ok\": "
+	    "false, "
+	    "\"judged\": 2, \"seen\": 1}}, null],"
+	    " \"schedule\": {\"seed\": 42, \"faults\": [{\"fault\": \"f0\", \"kind\": \"random\", "
+	    "\"count\": 3, \"min_gap_ms\": 5000, \"max_gap_ms\": 15000, \"at_ms\": [20000, 41000, "
+	    "60000]}, {\"fault\": \"f1\", \"kind\": \"repeat\", \"count\": 2, \"every_ms\": 30000, "
+	    "\"at_ms\": [10000, 40000]}]}}";
+	struct tmpdir *t = *state;
+	json_error_t jerr;
+	json_t *r = json_loads(text, 0, &jerr);
+	char mdp[512], *md;
+
+	assert_non_null(r);
+	write_all(t->path, r, mdp, sizeof(mdp));
+	md = slurp(mdp);
+	has_line(md, "**Readiness: needs work** (needs_work). Stored rule.");
+	has_line(md, "2 action items: see Action items.");
+	has_line(md, "| 1 | f0 | do X | Y \\| Z | fabric-oncall |");
+	has_line(md, "| 2 | — | do W | V | someone |");
+	has_line(md, "- Expected: detection within — ms; throughput back to the set share of the "
+		     "baseline within 30000 ms (p90 over the trials) and held for — ms.");
+	has_line(md, "## Trials");
+	has_line(md, "| Fault | Trials | Phase | Judged on | p50 | p90 | Max | Allowed | Result |");
+	has_line(md, "| f0 | 3 | detection | max | 20 ms | 30 ms | 30 ms | 5000 ms | ✅ 3 judged, 3 "
+		     "seen |");
+	has_line(md,
+		 "| f0 | 3 | recovery | p90 | — | — | — | — | ⚠️ no trial measured |");
+	has_line(md, "| f1 | 2 | recovery | p90 | 1000 ms | not seen | not seen | 30000 ms | ❌ 2 "
+		     "judged, 1 seen |");
+	has_line(md, "Schedule, from seed 42:");
+	has_line(md, "- f0: 3 trials, random gaps of 5000-15000 ms, at 20000, 41000, 60000 ms");
+	has_line(md, "- f1: 2 trials, every 30000 ms, at 10000, 40000 ms");
+	free(md);
+
+	/* an empty stored list is an answer; a partial readiness is derived again */
+	json_object_set_new(r, "action_items", json_array());
+	json_object_set_new(r, "readiness", json_pack("{s:s}", "category", "ready"));
+	json_object_del(r, "trials");
+	json_object_del(r, "schedule");
+	write_all(t->path, r, mdp, sizeof(mdp));
+	md = slurp(mdp);
+	has_line(md, "No action items.");
+	has_line(md, "None: nothing in this drill calls for work.");
+	has_line(md, "**Readiness: ready to roll out** (ready). The verdict is pass, cleanup was "
+		     "verified and no unexplained anomaly was recorded: ready to roll out.");
+	assert_null(strstr(md, "## Trials"));
+	free(md);
+	json_decref(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +536,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_nulls_everywhere, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events_jsonl, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_safety_section, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_stored_judgements_and_trials, setup, teardown),
 	    cmocka_unit_test(test_write_errors),
 	};
 

@@ -92,17 +92,18 @@ static void expect_error(const char *extra, const char *want)
 
 static void test_parse_errors(void **state)
 {
-	expect_error("safety: {lease: 500ms}\n", "s.yaml:12: safety.lease: 500ms is out of range");
+	expect_error("safety: {lease: 500ms}\n",
+		     "s.yaml:12:17: safety.lease: 500ms is out of range");
 	expect_error("safety: {lease: 5 sec}\n", "safety.lease: \"5 sec\" is not a duration");
 	expect_error(
 	    "safety: {blast: 1}\n",
-	    "s.yaml:12: safety.blast: unknown key; allowed here: lease, blast_radius, guards");
+	    "s.yaml:12:10: safety.blast: unknown key; allowed here: lease, blast_radius, guards");
 	expect_error("safety: {blast_radius: {max_fleet_share: 150%}}\n",
 		     "safety.blast_radius.max_fleet_share: \"150%\" is not a share");
 	expect_error("safety: {blast_radius: {max_nodes: 0}}\n",
 		     "safety.blast_radius.max_nodes: 0 is out of range");
 	expect_error("safety:\n  guards:\n    - {kind: smoke}\n",
-		     "s.yaml:14: safety.guards[0].kind: \"smoke\" is not a guard");
+		     "s.yaml:14:14: safety.guards[0].kind: \"smoke\" is not a guard");
 	expect_error("safety:\n  guards:\n    - {kind: throughput}\n",
 		     "safety.guards[0].min_ratio: missing");
 	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 1.5}\n",
@@ -155,7 +156,7 @@ static void test_parse_flow_errors(void **state)
 {
 	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
 		     "{rails: [0, 1]}}\n",
-		     "s.yaml:14: safety.guards[0].flow: is the drill's own workload");
+		     "s.yaml:14:48: safety.guards[0].flow: is the drill's own workload");
 	expect_error("safety:\n  guards:\n    - {kind: throughput, min_ratio: 0.2, flow: "
 		     "{rails: [1, 0]}}\n",
 		     "safety.guards[0].flow: is the drill's own workload");

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Scenario parsing: the shipped scenarios parse to the expected structs, and
- * each refusal names the file, line and key with the exact sentence an
+ * each refusal names the file, line, column and key with the exact sentence an
  * operator will read. Invalid cases are one-line edits of BASE, so the line
  * numbers below are BASE's.
  */
@@ -143,34 +143,36 @@ static void test_workload_target_errors(void **state)
 	static const char from[] = "    injector: link_down\n    target: {node: node-b, rail: 0}\n"
 				   "    duration: 10s\n";
 
-	expect_err(from,
-		   "    injector: qp_error\n    target: {node: node-a, workload: job}\n"
-		   "    params: {mechanism: shim}\n",
-		   "t.yaml:13: faults[0].target.workload: \"job\" is not a workload of this drill; "
-		   "the drill's workload is stream");
+	expect_err(
+	    from,
+	    "    injector: qp_error\n    target: {node: node-a, workload: job}\n"
+	    "    params: {mechanism: shim}\n",
+	    "t.yaml:13:38: faults[0].target.workload: \"job\" is not a workload of this drill; "
+	    "the drill's workload is stream");
 	expect_err(from,
 		   "    injector: qp_error\n    target: {node: node-a, workload: stream, netdev: "
 		   "x}\n    params: {mechanism: shim}\n",
-		   "t.yaml:13: faults[0].target.netdev: goes with workload only as rail: N (the "
+		   "t.yaml:13:54: faults[0].target.netdev: goes with workload only as rail: N (the "
 		   "rail whose netdev a mechanism needs)");
 	expect_err(
 	    from,
 	    "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
 	    "    params:\n      mechanism: shim\n      speed: 3\n",
-	    "t.yaml:16: faults[0].params.speed: unknown parameter (qp_error takes mechanism, "
+	    "t.yaml:16:14: faults[0].params.speed: unknown parameter (qp_error takes mechanism, "
 	    "action, qps, count, wc_status, qpn)");
 	expect_err(from,
 		   "    injector: qp_error\n    target: {node: node-a, workload: stream}\n"
 		   "    params:\n      mechanism: teleport\n",
-		   "t.yaml:15: faults[0].params.mechanism: must be \"shim\" or \"transport\"");
-	expect_err(from,
-		   "    injector: mr_failure\n    target: {node: node-a, workload: stream}\n"
-		   "    params: {mechanism: cgroup}\n",
-		   "t.yaml:10: faults[0].duration: missing; mr_failure needs to know when to undo "
-		   "the fault, e.g. duration: 10s");
+		   "t.yaml:15:18: faults[0].params.mechanism: must be \"shim\" or \"transport\"");
+	expect_err(
+	    from,
+	    "    injector: mr_failure\n    target: {node: node-a, workload: stream}\n"
+	    "    params: {mechanism: cgroup}\n",
+	    "t.yaml:10:5: faults[0].duration: missing; mr_failure needs to know when to undo "
+	    "the fault, e.g. duration: 10s");
 	expect_err(
 	    "  rails: [0, 1]\n", "  rails: [0, 1]\n  mr_churn: 10ms\n",
-	    "t.yaml:7: workload.mr_churn: 10ms is out of range; use 100ms..1h (or 0: never)");
+	    "t.yaml:7:13: workload.mr_churn: 10ms is out of range; use 100ms..1h (or 0: never)");
 }
 
 static void test_sha256_is_of_the_bytes(void **state)
@@ -405,95 +407,101 @@ static void test_signal_names(void **state)
 static void test_unknown_key(void **state)
 {
 	expect_err("  rails: [0, 1]", "  rials: [0, 1]",
-		   "t.yaml:6: workload.rials: unknown key; allowed here: kind, from, to, op, "
+		   "t.yaml:6:3: workload.rials: unknown key; allowed here: kind, from, to, op, "
 		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos");
 	expect_err("name: t\n", "name: t\nnmae: u\n",
-		   "t.yaml:2: nmae: unknown key; allowed here: name, description, owner, lab, "
+		   "t.yaml:2:1: nmae: unknown key; allowed here: name, description, owner, lab, "
 		   "nodes, workload, steady_state, faults, expect, safety");
 	expect_err("rail: 0}", "rail: 0, netdve: x}",
-		   "t.yaml:13: faults[0].target.netdve: unknown key; allowed here: node, rail, "
+		   "t.yaml:13:37: faults[0].target.netdve: unknown key; allowed here: node, rail, "
 		   "netdev, device, port, workload");
 }
 
 static void test_duplicate_key(void **state)
 {
 	expect_err("  to: node-b\n", "  to: node-b\n  to: node-a\n",
-		   "t.yaml:6: workload.to: given twice (first on line 5)");
+		   "t.yaml:6:3: workload.to: given twice (first on line 5)");
 }
 
 static void test_missing_name(void **state)
 {
 	expect_err("name: t\n", "owner: me\n",
-		   "t.yaml:1: name: missing; every scenario needs a name ([A-Za-z0-9._-]+, used "
+		   "t.yaml:1:1: name: missing; every scenario needs a name ([A-Za-z0-9._-]+, used "
 		   "in folder names)");
-	expect_err("name: t\n", "name: link down\n",
-		   "t.yaml:1: name: \"link down\" may hold only letters, digits, '.', '_' and '-' "
-		   "(it is used in folder names)");
+	expect_err(
+	    "name: t\n", "name: link down\n",
+	    "t.yaml:1:7: name: \"link down\" may hold only letters, digits, '.', '_' and '-' "
+	    "(it is used in folder names)");
 }
 
 static void test_bad_duration(void **state)
 {
 	expect_err(
 	    "duration: 10s", "duration: 10 s",
-	    "t.yaml:14: faults[0].duration: \"10 s\" is not a duration; write a number and a "
+	    "t.yaml:14:15: faults[0].duration: \"10 s\" is not a duration; write a number and a "
 	    "unit with no space, e.g. 250ms, 10s, 2m (a plain number is seconds)");
-	expect_err("at: 20s", "at: -1s",
-		   "t.yaml:11: faults[0].at: \"-1s\" is not a duration; write a number and a unit "
-		   "with no space, e.g. 250ms, 10s, 2m (a plain number is seconds)");
+	expect_err(
+	    "at: 20s", "at: -1s",
+	    "t.yaml:11:9: faults[0].at: \"-1s\" is not a duration; write a number and a unit "
+	    "with no space, e.g. 250ms, 10s, 2m (a plain number is seconds)");
 	expect_err("duration: 10s", "duration: 0s",
-		   "t.yaml:14: faults[0].duration: must be longer than 0");
+		   "t.yaml:14:15: faults[0].duration: must be longer than 0");
 }
 
 static void test_retry_cnt_7_in_lab(void **state)
 {
-	expect_err("retry_cnt: 6", "retry_cnt: 7",
-		   "t.yaml:7: workload.qp.retry_cnt: 7 makes Soft-RoCE retry forever; use 0..6 in "
-		   "the lab");
+	expect_err(
+	    "retry_cnt: 6", "retry_cnt: 7",
+	    "t.yaml:7:32: workload.qp.retry_cnt: 7 makes Soft-RoCE retry forever; use 0..6 in "
+	    "the lab");
 	expect_err("retry_cnt: 6", "retry_cnt: 8",
-		   "t.yaml:7: workload.qp.retry_cnt: 8 is out of range; use 0..7");
+		   "t.yaml:7:32: workload.qp.retry_cnt: 8 is out of range; use 0..7");
 }
 
 static void test_timeout_0(void **state)
 {
 	expect_err("timeout: 14", "timeout: 0",
-		   "t.yaml:7: workload.qp.timeout: 0 disables the retransmit timer, so one lost "
+		   "t.yaml:7:17: workload.qp.timeout: 0 disables the retransmit timer, so one lost "
 		   "packet hangs the QP forever; use 1..31 (the period is 4.096 us x 2^timeout, 14 "
 		   "is about 67 ms)");
 	expect_err("timeout: 14", "timeout: 32",
-		   "t.yaml:7: workload.qp.timeout: 32 is out of range; use 0..31");
+		   "t.yaml:7:17: workload.qp.timeout: 32 is out of range; use 0..31");
 	expect_err("timeout: 14", "timeout: fast",
-		   "t.yaml:7: workload.qp.timeout: \"fast\" is not a whole number; use 0..31");
+		   "t.yaml:7:17: workload.qp.timeout: \"fast\" is not a whole number; use 0..31");
 }
 
 static void test_from_equals_to(void **state)
 {
-	expect_err("  to: node-b", "  to: node-a",
-		   "t.yaml:5: workload.to: \"node-a\" is also the client (from); the stream needs "
-		   "two different nodes");
+	expect_err(
+	    "  to: node-b", "  to: node-a",
+	    "t.yaml:5:7: workload.to: \"node-a\" is also the client (from); the stream needs "
+	    "two different nodes");
 }
 
 static void test_unknown_node(void **state)
 {
 	expect_err(
 	    "  from: node-a", "  from: node-c",
-	    "t.yaml:4: workload.from: \"node-c\" is not a node of this drill; nodes: node-a, "
+	    "t.yaml:4:9: workload.from: \"node-c\" is not a node of this drill; nodes: node-a, "
 	    "node-b");
 	expect_err(
 	    "{node: node-b, rail: 0}", "{node: gpu01, rail: 0}",
-	    "t.yaml:13: faults[0].target.node: \"gpu01\" is not a node of this drill; nodes: "
+	    "t.yaml:13:20: faults[0].target.node: \"gpu01\" is not a node of this drill; nodes: "
 	    "node-a, node-b");
 }
 
 static void test_rail_out_of_range(void **state)
 {
-	expect_err("rails: [0, 1]", "rails: [0, 2]",
-		   "t.yaml:6: workload.rails[1]: rail 2 does not exist in a 2-rail lab; use 0..1");
+	expect_err(
+	    "rails: [0, 1]", "rails: [0, 2]",
+	    "t.yaml:6:14: workload.rails[1]: rail 2 does not exist in a 2-rail lab; use 0..1");
 	expect_err("rails: [0, 1]", "rails: [1, 1]",
-		   "t.yaml:6: workload.rails[1]: rail 1 is listed twice");
-	expect_err("rail: 0}", "rail: 5}",
-		   "t.yaml:13: faults[0].target.rail: rail 5 does not exist in a 2-rail lab; use "
-		   "0..1");
-	expect_err("rails: 2}", "rails: 5}", "t.yaml:2: lab.rails: 5 is out of range; use 1..4");
+		   "t.yaml:6:14: workload.rails[1]: rail 1 is listed twice");
+	expect_err(
+	    "rail: 0}", "rail: 5}",
+	    "t.yaml:13:34: faults[0].target.rail: rail 5 does not exist in a 2-rail lab; use "
+	    "0..1");
+	expect_err("rails: 2}", "rails: 5}", "t.yaml:2:24: lab.rails: 5 is out of range; use 1..4");
 }
 
 static void test_overlapping_faults(void **state)
@@ -506,20 +514,20 @@ static void test_overlapping_faults(void **state)
 	    "    injector: port_flap\n"
 	    "    target: {node: node-b, rail: 0}\n"
 	    "    params: {count: 1, down: 1s, up: 1s}\n",
-	    "t.yaml:16: faults[1].at: \"f1\" (25s-27s) overlaps \"f0\" (20s-30s) on the same "
+	    "t.yaml:16:9: faults[1].at: \"f1\" (25s-27s) overlaps \"f0\" (20s-30s) on the same "
 	    "target (node-b rail 0); start it at or after 30s");
 	expect_err("    duration: 10s\n",
 		   "    duration: 10s\n"
 		   "  - {name: f0, at: 40s, injector: link_down, duration: 1s,\n"
 		   "     target: {node: node-a, rail: 0}}\n",
-		   "t.yaml:15: faults[1].name: \"f0\" is already faults[0]; names are unique");
+		   "t.yaml:15:12: faults[1].name: \"f0\" is already faults[0]; names are unique");
 }
 
 static void test_at_before_baseline(void **state)
 {
 	expect_err(
 	    "at: 20s", "at: 10s",
-	    "t.yaml:11: faults[0].at: 10s falls inside the steady state (warmup 5s + "
+	    "t.yaml:11:9: faults[0].at: 10s falls inside the steady state (warmup 5s + "
 	    "baseline 10s); the baseline must be measured before any fault, so use at >= 15s");
 }
 
@@ -528,66 +536,73 @@ static void test_lab_and_nodes(void **state)
 	expect_err("lab: {nodes: 2, rails: 2}\n",
 		   "lab: {nodes: 2, rails: 2}\n"
 		   "nodes: [{name: x, agent: \"h:1\"}, {name: y, agent: \"h:2\"}]\n",
-		   "t.yaml:3: nodes: give either lab (the built-in lab's node-a, node-b, ...) or "
+		   "t.yaml:3:8: nodes: give either lab (the built-in lab's node-a, node-b, ...) or "
 		   "nodes (a real cluster), not both");
-	expect_err("lab: {nodes: 2, rails: 2}\n", "",
-		   "t.yaml:1: nodes: missing; give lab: {nodes: N, rails: R} for the built-in lab "
-		   "or nodes: [{name: ..., agent: host:port}, ...] for a real cluster");
+	expect_err(
+	    "lab: {nodes: 2, rails: 2}\n", "",
+	    "t.yaml:1:1: nodes: missing; give lab: {nodes: N, rails: R} for the built-in lab "
+	    "or nodes: [{name: ..., agent: host:port}, ...] for a real cluster");
 }
 
 static void test_cluster_agent(void **state)
 {
 	expect_err("lab: {nodes: 2, rails: 2}\n",
 		   "nodes: [{name: node-a, agent: gpu01}, {name: node-b, agent: \"h:2\"}]\n",
-		   "t.yaml:2: nodes[0].agent: \"gpu01\" is not host:port, e.g. gpu01:7707");
+		   "t.yaml:2:31: nodes[0].agent: \"gpu01\" is not host:port, e.g. gpu01:7707");
 	expect_err("lab: {nodes: 2, rails: 2}\n",
 		   "nodes: [{name: node-a, agent: \"h:1\"}, {name: node-b, agent: \"h:99999\"}]\n",
-		   "t.yaml:2: nodes[1].agent: \"h:99999\" has no valid port; use host:1..65535");
+		   "t.yaml:2:61: nodes[1].agent: \"h:99999\" has no valid port; use host:1..65535");
 }
 
 static void test_yaml_syntax(void **state)
 {
-	expect_err("  to: node-b\n", "  to: [node-b\n",
-		   "t.yaml:6: YAML syntax error: did not find expected ',' or ']' (while parsing a "
-		   "flow sequence on line 5)");
+	expect_err(
+	    "  to: node-b\n", "  to: [node-b\n",
+	    "t.yaml:6:8: YAML syntax error: did not find expected ',' or ']' (while parsing a "
+	    "flow sequence on line 5)");
 	expect_err("  to: node-b\n", "\tto: node-b\n",
-		   "t.yaml:5: YAML syntax error: found a tab character that violates indentation "
+		   "t.yaml:5:1: YAML syntax error: found a tab character that violates indentation "
 		   "(while scanning a plain scalar on line 4)");
-	expect_err_text("name: t\nworkload:\n\tto: node-b\n",
-			"t.yaml:3: YAML syntax error: found character that cannot start any token "
-			"(YAML indents with spaces, not tabs)");
-	expect_err_text("", "t.yaml:1: the file holds no YAML; a scenario starts with name: ...");
-	expect_err_text("name: a\n---\nname: b\n",
-			"t.yaml:2: a scenario file holds one YAML document; remove the second one "
-			"(after ---)");
+	expect_err_text(
+	    "name: t\nworkload:\n\tto: node-b\n",
+	    "t.yaml:3:1: YAML syntax error: found character that cannot start any token "
+	    "(YAML indents with spaces, not tabs)");
+	expect_err_text("", "t.yaml:1:1: the file holds no YAML; a scenario starts with name: ...");
+	expect_err_text(
+	    "name: a\n---\nname: b\n",
+	    "t.yaml:2:1: a scenario file holds one YAML document; remove the second one "
+	    "(after ---)");
 	expect_err_text(
 	    "- a\n- b\n",
-	    "t.yaml:1: a scenario is a mapping of keys (name:, workload:, faults:, ...)");
+	    "t.yaml:1:1: a scenario is a mapping of keys (name:, workload:, faults:, ...)");
 }
 
 static void test_unknown_injector(void **state)
 {
-	expect_err("injector: link_down", "injector: link_dwn",
-		   "t.yaml:12: faults[0].injector: \"link_dwn\" is not an injector; use link_down, "
-		   "port_flap, qp_error, pfc_storm or mr_failure");
+	expect_err(
+	    "injector: link_down", "injector: link_dwn",
+	    "t.yaml:12:15: faults[0].injector: \"link_dwn\" is not an injector; use link_down, "
+	    "port_flap, qp_error, pfc_storm or mr_failure");
 	expect_err("    duration: 10s\n", "",
-		   "t.yaml:10: faults[0].duration: missing; link_down needs to know when to undo "
+		   "t.yaml:10:5: faults[0].duration: missing; link_down needs to know when to undo "
 		   "the fault, e.g. duration: 10s");
-	expect_err("    duration: 10s\n", "    duration: 10s\n    params: {count: 3}\n",
-		   "t.yaml:15: faults[0].params.count: unknown key; link_down takes no parameters");
+	expect_err(
+	    "    duration: 10s\n", "    duration: 10s\n    params: {count: 3}\n",
+	    "t.yaml:15:14: faults[0].params.count: unknown key; link_down takes no parameters");
 }
 
 static void test_bad_signal(void **state)
 {
-	expect_err("port_event]", "port_evnt]",
-		   "t.yaml:16: expect.detection.signals[1]: \"port_evnt\" is not a signal; use one "
-		   "of workload_error, port_event, link_event, counter, isolation, mr_error, "
-		   "qp_state, pfc_storm, pfc_pause, stall");
+	expect_err(
+	    "port_event]", "port_evnt]",
+	    "t.yaml:16:53: expect.detection.signals[1]: \"port_evnt\" is not a signal; use one "
+	    "of workload_error, port_event, link_event, counter, isolation, mr_error, "
+	    "qp_state, pfc_storm, pfc_pause, stall");
 	expect_err("port_event]", "workload_error]",
-		   "t.yaml:16: expect.detection.signals[1]: workload_error is listed twice");
+		   "t.yaml:16:53: expect.detection.signals[1]: workload_error is listed twice");
 	expect_err(
 	    "signals: [workload_error, port_event]", "signals: []",
-	    "t.yaml:16: expect.detection.signals: is empty; list what counts as detection: "
+	    "t.yaml:16:36: expect.detection.signals: is empty; list what counts as detection: "
 	    "workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, "
 	    "pfc_storm, pfc_pause, stall");
 }
@@ -601,84 +616,91 @@ static void test_port_flap_params(void **state)
 			   "    target: {node: node-b, rail: 0}\n"
 			   "    duration: 10s\n";
 
-	expect_err(orig, flap,
-		   "t.yaml:14: faults[0].params.jitter: 2s must be shorter than both down (2s) and "
-		   "up (3s), so no phase can shrink to nothing");
-	expect_err(orig,
-		   "    injector: port_flap\n"
-		   "    target: {node: node-b, rail: 0}\n"
-		   "    params: {count: 3, up: 3s, jiter: 1s}\n",
-		   "t.yaml:14: faults[0].params.jiter: unknown key; port_flap takes: count, down, "
-		   "up, jitter, seed");
-	expect_err(orig,
-		   "    injector: port_flap\n"
-		   "    target: {node: node-b, rail: 0}\n"
-		   "    params: {count: 3, up: 3s}\n",
-		   "t.yaml:14: faults[0].params.down: missing; port_flap needs down (how long each "
-		   "down lasts)");
+	expect_err(
+	    orig, flap,
+	    "t.yaml:14:50: faults[0].params.jitter: 2s must be shorter than both down (2s) and "
+	    "up (3s), so no phase can shrink to nothing");
+	expect_err(
+	    orig,
+	    "    injector: port_flap\n"
+	    "    target: {node: node-b, rail: 0}\n"
+	    "    params: {count: 3, up: 3s, jiter: 1s}\n",
+	    "t.yaml:14:32: faults[0].params.jiter: unknown key; port_flap takes: count, down, "
+	    "up, jitter, seed");
+	expect_err(
+	    orig,
+	    "    injector: port_flap\n"
+	    "    target: {node: node-b, rail: 0}\n"
+	    "    params: {count: 3, up: 3s}\n",
+	    "t.yaml:14:13: faults[0].params.down: missing; port_flap needs down (how long each "
+	    "down lasts)");
 	expect_err(orig,
 		   "    injector: port_flap\n"
 		   "    target: {node: node-b, rail: 0}\n"
 		   "    params: {count: 0, down: 1s, up: 3s}\n",
-		   "t.yaml:14: faults[0].params.count: 0 is out of range; use 1..1000");
-	expect_err(orig,
-		   "    injector: port_flap\n"
-		   "    target: {node: node-b, rail: 0}\n"
-		   "    params: {count: 3, down: 1s, up: 1s}\n"
-		   "    duration: 5s\n",
-		   "t.yaml:15: faults[0].duration: 5s is shorter than the flaps it must hold (3 x "
-		   "(down 1s + up 1s) = 6s); leave it out or give at least that");
+		   "t.yaml:14:21: faults[0].params.count: 0 is out of range; use 1..1000");
+	expect_err(
+	    orig,
+	    "    injector: port_flap\n"
+	    "    target: {node: node-b, rail: 0}\n"
+	    "    params: {count: 3, down: 1s, up: 1s}\n"
+	    "    duration: 5s\n",
+	    "t.yaml:15:15: faults[0].duration: 5s is shorter than the flaps it must hold (3 x "
+	    "(down 1s + up 1s) = 6s); leave it out or give at least that");
 	expect_err(orig,
 		   "    injector: port_flap\n"
 		   "    target: {node: node-b, rail: 0}\n"
 		   "    params: {count: 3, down: 2h, up: 1s}\n",
-		   "t.yaml:14: faults[0].params.down: 2h is out of range; use at most 1h");
+		   "t.yaml:14:30: faults[0].params.down: 2h is out of range; use at most 1h");
 }
 
 static void test_target_shape(void **state)
 {
-	expect_err("{node: node-b, rail: 0}", "{node: node-b, rail: 0, netdev: eth2}",
-		   "t.yaml:13: faults[0].target.netdev: give only one of rail, netdev or device");
+	expect_err(
+	    "{node: node-b, rail: 0}", "{node: node-b, rail: 0, netdev: eth2}",
+	    "t.yaml:13:45: faults[0].target.netdev: give only one of rail, netdev or device");
 	expect_err("{node: node-b, rail: 0}", "{node: node-b}",
-		   "t.yaml:13: faults[0].target: says which node but not what on it; add one of "
+		   "t.yaml:13:13: faults[0].target: says which node but not what on it; add one of "
 		   "rail: N, netdev: NAME, device: NAME (with port: N) or workload: stream");
 	expect_err(
 	    "{node: node-b, rail: 0}", "{node: node-b, rail: 0, port: 1}",
-	    "t.yaml:13: faults[0].target.port: only goes with device (an RDMA device's port)");
+	    "t.yaml:13:43: faults[0].target.port: only goes with device (an RDMA device's port)");
 }
 
 static void test_workload_values(void **state)
 {
 	expect_err("  to: node-b\n", "  to: node-b\n  msg_size: 32\n",
-		   "t.yaml:6: workload.msg_size: 32 is out of range; use 64 B..16 MiB");
+		   "t.yaml:6:13: workload.msg_size: 32 is out of range; use 64 B..16 MiB");
 	expect_err("  to: node-b\n", "  to: node-b\n  op: read\n",
-		   "t.yaml:6: workload.op: \"read\" is not an operation; use write or send");
+		   "t.yaml:6:7: workload.op: \"read\" is not an operation; use write or send");
 	expect_err("  to: node-b\n", "  to: node-b\n  queue_depth: 2048\n",
-		   "t.yaml:6: workload.queue_depth: 2048 is out of range; use 1..1024");
+		   "t.yaml:6:16: workload.queue_depth: 2048 is out of range; use 1..1024");
 	expect_err("  to: node-b\n", "  to: node-b\n  interval: 5ms\n",
-		   "t.yaml:6: workload.interval: 5ms is out of range; use 10ms..10s");
+		   "t.yaml:6:13: workload.interval: 5ms is out of range; use 10ms..10s");
 	expect_err("  qp: {timeout: 14, retry_cnt: 6}", "  qp: 14",
-		   "t.yaml:7: workload.qp: must be a mapping (key: value lines or {...})");
+		   "t.yaml:7:7: workload.qp: must be a mapping (key: value lines or {...})");
 	expect_err("workload:\n", "workload: \n  kind: mpi\n",
-		   "t.yaml:4: workload.kind: \"mpi\" is not a workload; use rdma_stream");
+		   "t.yaml:4:9: workload.kind: \"mpi\" is not a workload; use rdma_stream");
 }
 
 static void test_expect_values(void **state)
 {
 	expect_err("  recovery: {within: 30s}", "  recovery: {within: 30s, throughput_ratio: 1.5}",
-		   "t.yaml:17: expect.recovery.throughput_ratio: 1.5 is out of range; use a "
+		   "t.yaml:17:45: expect.recovery.throughput_ratio: 1.5 is out of range; use a "
 		   "fraction of the baseline above 0 and at most 1, e.g. 0.8");
-	expect_err("  recovery: {within: 30s}", "  recovery: {sustain: 2s}",
-		   "t.yaml:17: expect.recovery.within: missing; the longest acceptable time, e.g. "
-		   "within: 5s");
+	expect_err(
+	    "  recovery: {within: 30s}", "  recovery: {sustain: 2s}",
+	    "t.yaml:17:13: expect.recovery.within: missing; the longest acceptable time, e.g. "
+	    "within: 5s");
 	expect_err("  recovery: {within: 30s}",
 		   "  recovery: {within: 30s}\n  integrity: {lost: -1}",
-		   "t.yaml:18: expect.integrity.lost: \"-1\" is not a whole number; use "
+		   "t.yaml:18:21: expect.integrity.lost: \"-1\" is not a whole number; use "
 		   "0..9223372036854775807");
-	expect_err("steady_state: {warmup: 5s, baseline: 10s}",
-		   "steady_state: {warmup: 5s, baseline: 100ms}",
-		   "t.yaml:8: steady_state.baseline: 100ms holds fewer than 2 samples of the 100ms "
-		   "workload interval; use at least 200ms");
+	expect_err(
+	    "steady_state: {warmup: 5s, baseline: 10s}",
+	    "steady_state: {warmup: 5s, baseline: 100ms}",
+	    "t.yaml:8:38: steady_state.baseline: 100ms holds fewer than 2 samples of the 100ms "
+	    "workload interval; use at least 200ms");
 }
 
 /* docs/SCENARIOS.md: anchors and aliases work (common/yaml_guard.c bounds them). */

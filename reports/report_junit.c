@@ -1,0 +1,1095 @@
+// SPDX-License-Identifier: MIT
+/*
+ * junit.xml: the report JSON (docs/REPORT.md) as JUnit XML for CI (Jenkins,
+ * GitLab): one testsuite for the scenario, one testcase per fault and
+ * assertion (detection, isolation, recovery), then integrity, cleanup and one
+ * per safety guard. A violated threshold is a <failure> saying measured
+ * against allowed, a check that could not be judged an <error>, a check the
+ * scenario did not ask for <skipped>. Every field may be missing or null; the
+ * output depends on the report alone, so it is byte-for-byte reproducible.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reports/report.h"
+
+/* ---- JSON access that tolerates anything -------------------------------- */
+
+static const json_t *jget(const json_t *o, const char *key)
+{
+	return json_is_object(o) ? json_object_get(o, key) : NULL;
+}
+
+static const char *jstr(const json_t *o, const char *key)
+{
+	return json_string_value(jget(o, key));
+}
+
+static bool jnum(const json_t *o, const char *key, double *v)
+{
+	const json_t *j = jget(o, key);
+
+	if (!json_is_number(j))
+		return false;
+	*v = json_number_value(j);
+	return true;
+}
+
+/* ---- XML text ----------------------------------------------------------- */
+
+/*
+ * One UTF-8 sequence at s: its length, and the code point in *cp, or 0 and
+ * U+FFFD for a byte that does not start a valid, shortest-form sequence.
+ */
+static size_t utf8_next(const unsigned char *s, unsigned int *cp)
+{
+	unsigned int c = s[0], n, i, min;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if ((c & 0xe0) == 0xc0) {
+		n = 2;
+		c &= 0x1f;
+		min = 0x80;
+	} else if ((c & 0xf0) == 0xe0) {
+		n = 3;
+		c &= 0x0f;
+		min = 0x800;
+	} else if ((c & 0xf8) == 0xf0) {
+		n = 4;
+		c &= 0x07;
+		min = 0x10000;
+	} else {
+		goto bad;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			goto bad;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		goto bad;
+	*cp = c;
+	return n;
+bad:
+	*cp = 0xfffd;
+	return 0;
+}
+
+/* XML 1.0's Char production: what may appear in a document at all. */
+static bool xml_char_ok(unsigned int cp)
+{
+	if (cp < 0x20)
+		return cp == '\t' || cp == '\n' || cp == '\r';
+	return cp != 0xfffe && cp != 0xffff;
+}
+
+/*
+ * s escaped for an attribute value (attr) or element text. The five markup
+ * characters become entities; in an attribute, tab and line breaks become
+ * character references so a parser's normalisation keeps them; characters
+ * XML 1.0 forbids (most C0 controls, U+FFFE, U+FFFF) and bytes that are not
+ * UTF-8 become U+FFFD.
+ */
+static void xml_put(FILE *f, const char *s, bool attr)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	unsigned int cp;
+	size_t n;
+
+	while (*p) {
+		n = utf8_next(p, &cp);
+		if (!n || !xml_char_ok(cp)) {
+			fputs("\xef\xbf\xbd", f);
+			p += n ? n : 1;
+			continue;
+		}
+		switch (cp) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&apos;", f);
+			break;
+		case '\r':
+			fputs("&#13;", f);
+			break;
+		case '\n':
+			fputs(attr ? "&#10;" : "\n", f);
+			break;
+		case '\t':
+			fputs(attr ? "&#9;" : "\t", f);
+			break;
+		default:
+			fwrite(p, 1, n, f);
+		}
+		p += n;
+	}
+}
+
+static void xml_attr(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, " %s=\"", name);
+	xml_put(f, value, true);
+	fputc('"', f);
+}
+
+/* ---- formatting --------------------------------------------------------- */
+
+/* "812 ms", "1.4 ms", as in report.md. */
+static const char *fmt_ms(double ms, char *buf, size_t len)
+{
+	if (ms < 10 && fabs(ms - round(ms)) >= 0.05)
+		snprintf(buf, len, "%.1f ms", ms);
+	else
+		snprintf(buf, len, "%.0f ms", ms);
+	return buf;
+}
+
+/* A JSON scalar as text: integers without a point, reals with up to 15 digits. */
+static const char *fmt_scalar(const json_t *v, char *buf, size_t len)
+{
+	if (json_is_string(v))
+		return json_string_value(v);
+	if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%.15g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "true" : "false");
+	else
+		return NULL;
+	return buf;
+}
+
+/* A growing string for messages and details. */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+	bool oom;
+};
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t need;
+	int n;
+	char *p;
+
+	if (b->oom)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->oom = true;
+		return;
+	}
+	need = b->len + (size_t)n + 1;
+	if (need > b->cap) {
+		size_t cap = b->cap ? b->cap : 128;
+
+		while (cap < need)
+			cap *= 2;
+		p = realloc(b->s, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* ---- test cases --------------------------------------------------------- */
+
+/*
+ * Cases are collected first (the suite's counts come before them), each as
+ * a JSON object: name, classname, time (seconds, optional), result ("pass",
+ * "failure", "error", "skipped"), message, type, text (the element body) and
+ * out (the case's <system-out>).
+ */
+static int add_case(json_t *cases, const char *classname, const char *name, double time_s,
+		    const char *result, const char *type, const struct sbuf *msg,
+		    const struct sbuf *text, const struct sbuf *out)
+{
+	json_t *c = json_object();
+
+	/* _nocheck: a report built in memory may hold bytes that are not UTF-8; xml_put mends them
+	 */
+	if (!c || (msg && msg->oom) || (text && text->oom) || (out && out->oom)) {
+		json_decref(c);
+		return -ENOMEM;
+	}
+	json_object_set_new(c, "classname", json_string_nocheck(classname));
+	json_object_set_new(c, "name", json_string_nocheck(name));
+	if (time_s >= 0)
+		json_object_set_new(c, "time", json_real(time_s));
+	json_object_set_new(c, "result", json_string_nocheck(result));
+	if (type)
+		json_object_set_new(c, "type", json_string_nocheck(type));
+	if (msg && msg->s)
+		json_object_set_new(c, "message", json_string_nocheck(msg->s));
+	if (text && text->s)
+		json_object_set_new(c, "text", json_string_nocheck(text->s));
+	if (out && out->s)
+		json_object_set_new(c, "out", json_string_nocheck(out->s));
+	return json_array_append_new(cases, c) ? -ENOMEM : 0;
+}
+
+/* "node-b rail 0 netdev rail0 device rxe_rail0" */
+static void target_text(struct sbuf *b, const json_t *t)
+{
+	double rail;
+
+	sb_printf(b, "%s", jstr(t, "node") ?: "?");
+	if (jstr(t, "workload"))
+		sb_printf(b, " workload %s", jstr(t, "workload"));
+	if (jnum(t, "rail", &rail))
+		sb_printf(b, " rail %.0f", rail);
+	if (jstr(t, "netdev"))
+		sb_printf(b, " netdev %s", jstr(t, "netdev"));
+	if (jstr(t, "device"))
+		sb_printf(b, " device %s", jstr(t, "device"));
+}
+
+/* What a failure's body says about the fault, so a CI page stands on its own. */
+static void fault_context(struct sbuf *b, const json_t *ft)
+{
+	double ms;
+
+	sb_printf(b, "fault %s: %s on ", jstr(ft, "id") ?: "?", jstr(ft, "injector") ?: "?");
+	target_text(b, jget(ft, "target"));
+	sb_printf(b, "\n");
+	if (jnum(ft, "injected_ms", &ms)) {
+		sb_printf(b, "injected at %.3f ms", ms);
+		if (jstr(ft, "injected_at"))
+			sb_printf(b, " (%s)", jstr(ft, "injected_at"));
+		sb_printf(b, "\n");
+	}
+	if (jnum(ft, "reverted_ms", &ms)) {
+		sb_printf(b, "reverted at %.3f ms", ms);
+		if (jstr(ft, "reverted_at"))
+			sb_printf(b, " (%s)", jstr(ft, "reverted_at"));
+		sb_printf(b, "\n");
+	}
+}
+
+/* "(signals: workload_error, port_event)" from expect.detection.signals. */
+static void signals_text(struct sbuf *b, const json_t *report)
+{
+	const json_t *sigs = jget(jget(jget(report, "expect"), "detection"), "signals"), *s;
+	size_t i;
+
+	if (!json_array_size(sigs))
+		return;
+	sb_printf(b, " (signals: ");
+	json_array_foreach(sigs, i, s)
+		sb_printf(b, "%s%s", i ? ", " : "", json_string_value(s) ?: "?");
+	sb_printf(b, ")");
+}
+
+/*
+ * The statistic a phase's threshold holds for: "max" (every trial on its
+ * own, the default) or "p50"/"p90" over a repeated fault's trials.
+ */
+static const char *phase_stat(const json_t *report, const char *what)
+{
+	return jstr(jget(jget(report, "expect"), what), "stat") ?: "max";
+}
+
+struct case_ctx {
+	const json_t *report;
+	const json_t *fault;
+	const char *classname;
+	const char *base;  /* the declared fault: id, or "fault" for one trial of many */
+	const char *what;  /* "detection", "isolation", "recovery" */
+	double trial;	   /* 1-based, 0 when the fault is not repeated */
+	bool inconclusive; /* the report's verdict is inconclusive */
+};
+
+/* "812 ms <= 5000 ms", "4200 ms > 1000 ms", "nothing measured" */
+static void measured_text(struct sbuf *b, const json_t *m)
+{
+	char b1[32], b2[32];
+	double ms, thr;
+
+	if (!jnum(m, "ms", &ms)) {
+		sb_printf(b, "nothing measured");
+		return;
+	}
+	if (!jnum(m, "threshold_ms", &thr))
+		sb_printf(b, "%s", fmt_ms(ms, b1, sizeof(b1)));
+	else
+		sb_printf(b, "%s %s %s", fmt_ms(ms, b1, sizeof(b1)), ms <= thr ? "<=" : ">",
+			  fmt_ms(thr, b2, sizeof(b2)));
+}
+
+/*
+ * One measurement of one fault or trial (detection, isolation or recovery)
+ * as a test case: the same judgement as the verdict's (coordinator/evaluate.c).
+ */
+static int measure_case(json_t *cases, const struct case_ctx *c)
+{
+	const json_t *ft = c->fault, *m = jget(ft, c->what);
+	struct sbuf name = {0}, msg = {0}, text = {0}, out = {0};
+	const char *result, *type = NULL, *note = jstr(m, "note"), *sig = jstr(m, "signal");
+	const char *stat = phase_stat(c->report, c->what);
+	double ms = 0, thr = 0, time_s = -1, rail;
+	bool seen, have_thr;
+	char b1[32], b2[32];
+	int ret;
+
+	if (c->trial > 0)
+		sb_printf(&name, "%s %s (trial %.0f)", c->base, c->what, c->trial);
+	else
+		sb_printf(&name, "%s %s", c->base, c->what);
+	seen = jnum(m, "ms", &ms);
+	have_thr = jnum(m, "threshold_ms", &thr);
+	if (seen)
+		time_s = ms / 1000.0;
+
+	if (!json_is_object(m)) {
+		/* the scenario did not ask for it (isolation without expect.isolation) */
+		result = "skipped";
+		sb_printf(&msg, "%s not checked: %s", c->what,
+			  !strcmp(c->what, "isolation") ? "the scenario sets no expect.isolation"
+							: "not recorded");
+	} else if (!jnum(ft, "injected_ms", &(double){0}) && jget(ft, "injected_ms")) {
+		result = "error";
+		type = "not_injected";
+		sb_printf(&msg, "%s could not be judged: the fault was not injected", c->what);
+		if (jstr(ft, "error") && *jstr(ft, "error"))
+			sb_printf(&msg, ": %s", jstr(ft, "error"));
+	} else if (json_is_true(jget(m, "ok"))) {
+		result = "pass";
+		sb_printf(&out, "%s ", c->what);
+		measured_text(&out, m);
+		if (!have_thr)
+			sb_printf(&out, " (no threshold)");
+		if (sig)
+			sb_printf(&out, " (signal: %s)", sig);
+		if (note)
+			sb_printf(&out, ": %s", note);
+		sb_printf(&out, "\n");
+	} else if (!have_thr) {
+		result = "skipped";
+		sb_printf(&msg, "%s not checked: %s", c->what,
+			  note ? note : "no threshold was set");
+	} else if (c->trial > 0 && strcmp(stat, "max")) {
+		/* the threshold holds for a statistic over the trials, judged in its own case */
+		result = "skipped";
+		sb_printf(&msg,
+			  "%s of one trial is not judged alone: the threshold holds for the %s "
+			  "over the trials (case \"%s %s %s\"); this trial: ",
+			  c->what, stat, c->base, c->what, stat);
+		measured_text(&msg, m);
+		if (note)
+			sb_printf(&msg, " (%s)", note);
+	} else if (json_is_true(jget(m, "inconclusive")) || (!seen && c->inconclusive)) {
+		/* nothing was measured, so nothing was violated either */
+		result = "error";
+		type = "inconclusive";
+		sb_printf(&msg, "%s could not be judged: %s", c->what,
+			  note ? note : "nothing was measured");
+	} else if (seen) {
+		result = "failure";
+		type = "threshold";
+		sb_printf(&msg, "%s %s > %s", c->what, fmt_ms(ms, b1, sizeof(b1)),
+			  fmt_ms(thr, b2, sizeof(b2)));
+		if (sig)
+			sb_printf(&msg, " (signal: %s)", sig);
+	} else {
+		result = "failure";
+		type = "not_seen";
+		sb_printf(&msg, "%s not seen within %s", c->what, fmt_ms(thr, b2, sizeof(b2)));
+		if (!strcmp(c->what, "detection"))
+			signals_text(&msg, c->report);
+		else if (!strcmp(c->what, "isolation") && jnum(jget(ft, "target"), "rail", &rail))
+			sb_printf(&msg, " (no rail_down or failover of rail %.0f)", rail);
+		else if (!strcmp(c->what, "isolation"))
+			sb_printf(&msg, " (the fault is not on a workload rail)");
+		else if (note && strcmp(note, "not seen"))
+			sb_printf(&msg, " (%s)", note);
+	}
+
+	if (strcmp(result, "pass") && strcmp(result, "skipped")) {
+		fault_context(&text, ft);
+		if (seen)
+			sb_printf(&text, "measured: %.3f ms%s%s\n", ms, sig ? ", signal " : "",
+				  sig ? sig : "");
+		else
+			sb_printf(&text, "measured: nothing\n");
+		if (have_thr)
+			sb_printf(&text, "allowed: %s\n", fmt_ms(thr, b2, sizeof(b2)));
+		if (note)
+			sb_printf(&text, "note: %s\n", note);
+	}
+	ret = name.oom
+		  ? -ENOMEM
+		  : add_case(cases, c->classname, name.s, time_s, result, type, &msg, &text, &out);
+	free(name.s);
+	free(msg.s);
+	free(text.s);
+	free(out.s);
+	return ret;
+}
+
+/*
+ * detection, isolation, recovery of every fault. The trials of a repeated
+ * fault ("id": "base#k", "fault": "base", "trial": k) share their base's
+ * classname and are named "<base> <phase> (trial k)".
+ */
+static int fault_cases(json_t *cases, const json_t *report, const char *scenario)
+{
+	static const char *const whats[] = {"detection", "isolation", "recovery"};
+	const char *v = jstr(report, "verdict");
+	const json_t *ft;
+	struct sbuf cls = {0};
+	size_t i, k;
+	int ret = 0;
+
+	json_array_foreach(jget(report, "faults"), i, ft) {
+		const char *base = jstr(ft, "id") ?: "?";
+		double trial = 0;
+
+		if (jstr(ft, "fault") && jnum(ft, "trial", &trial) && trial > 0)
+			base = jstr(ft, "fault");
+		else
+			trial = 0;
+		cls.len = 0;
+		sb_printf(&cls, "rdmachaos.%s.%s", scenario, base);
+		if (cls.oom)
+			return -ENOMEM;
+		for (k = 0; k < 3 && !ret; k++) {
+			struct case_ctx c = {
+			    .report = report,
+			    .fault = ft,
+			    .classname = cls.s,
+			    .base = base,
+			    .what = whats[k],
+			    .trial = trial,
+			    .inconclusive = v && !strcmp(v, "inconclusive"),
+			};
+
+			ret = measure_case(cases, &c);
+		}
+		if (ret)
+			break;
+	}
+	free(cls.s);
+	return ret;
+}
+
+/* "p50 812 ms, p90 900 ms, max 1.2 s over 5 trials (5 seen)" */
+static void distribution_text(struct sbuf *b, const json_t *st)
+{
+	static const char *const keys[] = {"p50", "p90", "max"};
+	char b1[32];
+	double v, n, seen;
+	size_t k;
+
+	for (k = 0; k < 3; k++) {
+		sb_printf(b, "%s%s ", k ? ", " : "", keys[k]);
+		if (jnum(st, keys[k], &v))
+			sb_printf(b, "%s", fmt_ms(v, b1, sizeof(b1)));
+		else
+			sb_printf(b, "not seen");
+	}
+	if (jnum(st, "judged", &n))
+		sb_printf(b, " over %.0f judged trials", n);
+	if (jnum(st, "seen", &seen))
+		sb_printf(b, " (%.0f seen)", seen);
+}
+
+/*
+ * A threshold stated on p50 or p90 of a repeated fault's trials is judged
+ * once, over the trials (report.trials[]), in a case "<base> <phase> <stat>".
+ * With max, the default, each trial is judged on its own and no such case is
+ * written.
+ */
+static int stat_cases(json_t *cases, const json_t *report, const char *scenario)
+{
+	static const char *const whats[] = {"detection", "isolation", "recovery"};
+	const json_t *t, *st;
+	size_t i, k;
+	int ret = 0;
+
+	json_array_foreach(jget(report, "trials"), i, t) {
+		const char *base = jstr(t, "fault");
+
+		if (!base)
+			continue;
+		for (k = 0; k < 3 && !ret; k++) {
+			struct sbuf name = {0}, cls = {0}, msg = {0}, text = {0}, out = {0};
+			const char *stat, *result, *type = NULL;
+			double v = 0, thr = 0, n = 0, seen = 0, time_s = -1;
+			char b1[32], b2[32];
+
+			if (!jget(t, whats[k]))
+				continue; /* a phase the scenario does not check */
+			st = jget(t, whats[k]);
+			stat = jstr(st, "stat") ?: phase_stat(report, whats[k]);
+			if (!strcmp(stat, "max"))
+				continue;
+			sb_printf(&name, "%s %s %s", base, whats[k], stat);
+			sb_printf(&cls, "rdmachaos.%s.%s", scenario, base);
+			jnum(st, "threshold_ms", &thr);
+			jnum(st, "judged", &n);
+			jnum(st, "seen", &seen);
+			if (!json_is_object(st)) {
+				result = "error";
+				type = "inconclusive";
+				sb_printf(&msg, "%s %s could not be judged: no trial was measured",
+					  whats[k], stat);
+			} else if (json_is_true(jget(st, "ok"))) {
+				result = "pass";
+				if (jnum(st, "value", &v))
+					time_s = v / 1000.0;
+				sb_printf(&out, "%s %s %s <= %s: ", whats[k], stat,
+					  fmt_ms(v, b1, sizeof(b1)), fmt_ms(thr, b2, sizeof(b2)));
+				distribution_text(&out, st);
+				sb_printf(&out, "\n");
+			} else if (jnum(st, "value", &v)) {
+				result = "failure";
+				type = "threshold";
+				time_s = v / 1000.0;
+				sb_printf(&msg, "%s %s over %.0f trials %s > %s", whats[k], stat, n,
+					  fmt_ms(v, b1, sizeof(b1)), fmt_ms(thr, b2, sizeof(b2)));
+			} else {
+				result = "failure";
+				type = "not_seen";
+				sb_printf(
+				    &msg,
+				    "%s %s over %.0f trials: not seen within %s in %.0f of them",
+				    whats[k], stat, n, fmt_ms(thr, b2, sizeof(b2)), n - seen);
+			}
+			if (strcmp(result, "pass")) {
+				sb_printf(&text, "fault %s: ", base);
+				if (json_is_object(st))
+					distribution_text(&text, st);
+				else
+					sb_printf(&text, "no trial could be judged");
+				sb_printf(&text, "\nallowed: %s %s\n", stat,
+					  fmt_ms(thr, b2, sizeof(b2)));
+			}
+			ret = name.oom || cls.oom ? -ENOMEM
+						  : add_case(cases, cls.s, name.s, time_s, result,
+							     type, &msg, &text, &out);
+			free(name.s);
+			free(cls.s);
+			free(msg.s);
+			free(text.s);
+			free(out.s);
+		}
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+static int integrity_case(json_t *cases, const json_t *report, const char *cls)
+{
+	const json_t *in = jget(jget(report, "workload"), "integrity");
+	const json_t *lim = jget(jget(report, "expect"), "integrity");
+	struct sbuf msg = {0}, text = {0}, out = {0};
+	const char *result = "pass", *type = NULL;
+	static const char *const keys[] = {"lost", "corrupted"};
+	double got, max;
+	bool bounded = false;
+	size_t k;
+	int ret;
+
+	for (k = 0; k < 2; k++)
+		bounded |= jnum(lim, keys[k], &max);
+	if (json_is_object(in)) {
+		static const char *const all[] = {"sent", "received", "lost", "duplicated",
+						  "corrupted"};
+		double v;
+
+		sb_printf(&text, "messages:");
+		for (k = 0; k < 5; k++)
+			if (jnum(in, all[k], &v))
+				sb_printf(&text, "%s %s %.0f",
+					  text.s && text.s[text.len - 1] == ':' ? "" : ",", all[k],
+					  v);
+		sb_printf(&text, "\n");
+	}
+	if (!bounded) {
+		result = "skipped";
+		sb_printf(&msg, "integrity not checked: the scenario sets no bound on lost or "
+				"corrupted messages");
+	} else if (!json_is_object(in)) {
+		result = "error";
+		type = "inconclusive";
+		sb_printf(&msg, "integrity unknown: the client or server summary is missing");
+	} else {
+		for (k = 0; k < 2; k++) {
+			if (!jnum(lim, keys[k], &max))
+				continue;
+			if (!jnum(in, keys[k], &got)) {
+				result = "error";
+				type = "inconclusive";
+				sb_printf(&msg, "%s%s not counted", msg.len ? "; " : "", keys[k]);
+			} else if (got > max) {
+				if (strcmp(result, "error")) {
+					result = "failure";
+					type = "threshold";
+				}
+				sb_printf(&msg, "%s%s %.0f > %.0f allowed", msg.len ? "; " : "",
+					  keys[k], got, max);
+			}
+		}
+		if (!strcmp(result, "pass")) {
+			sb_printf(&out, "integrity held:");
+			for (k = 0; k < 2; k++)
+				if (jnum(lim, keys[k], &max) && jnum(in, keys[k], &got))
+					sb_printf(&out, "%s %s %.0f <= %.0f",
+						  out.s && out.s[out.len - 1] == ':' ? "" : ",",
+						  keys[k], got, max);
+			sb_printf(&out, "\n%s", text.s ? text.s : "");
+		} else {
+			struct sbuf m2 = {0};
+
+			sb_printf(&m2, "integrity: %s", msg.s ? msg.s : "");
+			free(msg.s);
+			msg = m2;
+		}
+	}
+	ret = add_case(cases, cls, "integrity", -1, result, type, &msg,
+		       strcmp(result, "pass") && strcmp(result, "skipped") ? &text : NULL, &out);
+	free(msg.s);
+	free(text.s);
+	free(out.s);
+	return ret;
+}
+
+static int cleanup_case(json_t *cases, const json_t *report, const char *cls)
+{
+	const json_t *c = jget(report, "cleanup"), *acts = jget(c, "actions"), *a;
+	struct sbuf msg = {0}, text = {0};
+	const char *result = "pass", *type = NULL;
+	size_t i, bad = 0;
+	bool pass;
+	int ret;
+
+	json_array_foreach(acts, i, a) {
+		const json_t *act = jget(a, "action");
+		char *s = !act || json_is_string(act)
+			      ? NULL
+			      : json_dumps(act, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		if (!json_is_true(jget(a, "verified")))
+			bad++;
+		sb_printf(&text, "%s %s%s%s: %s\n",
+			  json_is_true(jget(a, "verified")) ? "verified" : "NOT verified",
+			  jstr(a, "node") ?: "?", jstr(a, "fault_id") ? " " : "",
+			  jstr(a, "fault_id") ?: "",
+			  json_is_string(act) ? json_string_value(act)
+			  : json_is_string(a) ? json_string_value(a)
+					      : (s ?: "?"));
+		free(s);
+	}
+	if (!json_is_object(c)) {
+		result = "error";
+		type = "missing";
+		sb_printf(&msg, "no cleanup was recorded: check the nodes by hand");
+	} else if (!json_is_true(jget(c, "verified"))) {
+		result = "failure";
+		type = "cleanup";
+		sb_printf(&msg, "cleanup not verified: check the nodes by hand");
+		if (json_array_size(acts))
+			sb_printf(&msg, " (%zu of %zu actions not verified)", bad,
+				  json_array_size(acts));
+	}
+	pass = !strcmp(result, "pass");
+	ret = add_case(cases, cls, "cleanup", -1, result, type, &msg, pass ? NULL : &text,
+		       pass ? &text : NULL);
+	free(msg.s);
+	free(text.s);
+	return ret;
+}
+
+static int guard_cases(json_t *cases, const json_t *report, const char *cls)
+{
+	const json_t *s = jget(report, "safety"), *guards = jget(s, "guards"), *g;
+	double aborted = -1, t;
+	size_t i;
+	int ret = 0;
+
+	jnum(s, "aborted_by", &aborted);
+	json_array_foreach(guards, i, g) {
+		struct sbuf name = {0}, msg = {0}, out = {0};
+		const char *desc = jstr(g, "description");
+		bool tripped = json_is_true(jget(g, "tripped"));
+
+		sb_printf(&name, "guard %zu %s", i, jstr(g, "kind") ?: "unknown");
+		if (tripped) {
+			sb_printf(&msg, "guard %zu tripped", i);
+			if (jnum(g, "tripped_ms", &t))
+				sb_printf(&msg, " at %.1f s", t / 1000.0);
+			if (desc)
+				sb_printf(&msg, " (%s)", desc);
+			if (jstr(g, "why"))
+				sb_printf(&msg, ": %s", jstr(g, "why"));
+			if (aborted == (double)i)
+				sb_printf(&msg, "; the drill was aborted");
+		} else {
+			sb_printf(&out, "held: %s\n", desc ? desc : "?");
+		}
+		ret = name.oom ? -ENOMEM
+			       : add_case(cases, cls, name.s, -1, tripped ? "failure" : "pass",
+					  tripped ? "guard" : NULL, &msg, NULL, &out);
+		free(name.s);
+		free(msg.s);
+		free(out.s);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/* ---- the document ------------------------------------------------------- */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
+static long days_from_civil(long y, unsigned int m, unsigned int d)
+{
+	long era;
+	unsigned int yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned int)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (long)doe - 719468;
+}
+
+/* "2026-11-30T04:03:21.123Z" to seconds since the epoch; false if it is not that form. */
+static bool parse_utc(const char *s, double *secs)
+{
+	int y, mo, d, h, mi, sec, n = 0;
+	double frac = 0, scale = 0.1;
+
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 ||
+	    n != 19 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+		return false;
+	s += n;
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, scale /= 10)
+			frac += (*s - '0') * scale;
+	}
+	if (strcmp(s, "Z"))
+		return false;
+	*secs = (double)days_from_civil(y, (unsigned int)mo, (unsigned int)d) * 86400.0 +
+		h * 3600.0 + mi * 60.0 + sec + frac;
+	return true;
+}
+
+static void property(FILE *f, const char *name, const json_t *v)
+{
+	const char *s;
+	char buf[48];
+
+	s = fmt_scalar(v, buf, sizeof(buf));
+	if (!s)
+		return;
+	fputs("      <property", f);
+	xml_attr(f, "name", name);
+	xml_attr(f, "value", s);
+	fputs("/>\n", f);
+}
+
+/* report["readiness"] when it is whole, else derived again (an older report); caller decrefs. */
+static json_t *readiness_of(const json_t *r)
+{
+	const json_t *rd = jget(r, "readiness");
+
+	if (jstr(rd, "category") && jstr(rd, "rule"))
+		return json_incref((json_t *)rd);
+	return report_readiness(r);
+}
+
+/* report["action_items"] when present, else derived again; caller decrefs. */
+static json_t *action_items_of(const json_t *r)
+{
+	const json_t *items = jget(r, "action_items");
+
+	if (json_is_array(items))
+		return json_incref((json_t *)items);
+	return report_action_items(r);
+}
+
+static void properties(FILE *f, const json_t *r, const json_t *rd)
+{
+	const json_t *sc = jget(r, "scenario");
+
+	fputs("    <properties>\n", f);
+	property(f, "schema", jget(r, "schema"));
+	property(f, "tool_version", jget(r, "tool_version"));
+	property(f, "scenario.name", jget(sc, "name"));
+	property(f, "scenario.file", jget(sc, "file"));
+	property(f, "scenario.sha256", jget(sc, "sha256"));
+	property(f, "scenario.owner", jget(sc, "owner"));
+	property(f, "seed", jget(r, "seed"));
+	property(f, "verdict", jget(r, "verdict"));
+	property(f, "exit_code", jget(r, "exit_code"));
+	property(f, "readiness", jget(rd, "category"));
+	property(f, "started_at", jget(r, "started_at"));
+	property(f, "finished_at", jget(r, "finished_at"));
+	fputs("    </properties>\n", f);
+}
+
+/* "- rail0-down: 5 trials; detection p50 20 ms, p90 31 ms, max 40 ms over 5 judged trials" */
+static void trials_out(FILE *f, const json_t *r)
+{
+	static const char *const whats[] = {"detection", "isolation", "recovery"};
+	const json_t *t;
+	struct sbuf b = {0};
+	double n;
+	size_t i, k;
+
+	if (!json_array_size(jget(r, "trials")))
+		return;
+	sb_printf(&b, "trials:\n");
+	json_array_foreach(jget(r, "trials"), i, t) {
+		sb_printf(&b, "- %s", jstr(t, "fault") ?: "?");
+		if (jnum(t, "count", &n))
+			sb_printf(&b, ": %.0f trials", n);
+		for (k = 0; k < 3; k++) {
+			if (!jget(t, whats[k]))
+				continue;
+			sb_printf(&b, "; %s ", whats[k]);
+			if (json_is_object(jget(t, whats[k])))
+				distribution_text(&b, jget(t, whats[k]));
+			else
+				sb_printf(&b, "not judged");
+		}
+		sb_printf(&b, "\n");
+	}
+	if (!b.oom)
+		xml_put(f, b.s, false);
+	free(b.s);
+}
+
+/* The suite's <system-out>: the verdict, why, readiness and what to do next. */
+static void suite_out(FILE *f, const json_t *r, const json_t *rd, const json_t *items)
+{
+	const json_t *reasons = jget(r, "reasons"), *an = jget(r, "anomalies"), *x;
+	char b[48];
+	size_t i;
+
+	fputs("    <system-out>", f);
+	fputs("verdict: ", f);
+	xml_put(f, jstr(r, "verdict") ?: "unknown", false);
+	if (fmt_scalar(jget(r, "exit_code"), b, sizeof(b)))
+		fprintf(f, " (exit code %s)", fmt_scalar(jget(r, "exit_code"), b, sizeof(b)));
+	fputs("\n", f);
+	if (json_is_object(rd)) {
+		fputs("readiness: ", f);
+		xml_put(f, jstr(rd, "label") ?: jstr(rd, "category") ?: "?", false);
+		if (jstr(rd, "rule")) {
+			fputs(" (", f);
+			xml_put(f, jstr(rd, "rule"), false);
+			fputs(")", f);
+		}
+		fputs("\n", f);
+	}
+	fputs("reasons:\n", f);
+	if (!json_array_size(reasons))
+		fputs("- none recorded\n", f);
+	json_array_foreach(reasons, i, x) {
+		fputs("- ", f);
+		xml_put(f, json_string_value(x) ?: "?", false);
+		fputs("\n", f);
+	}
+	if (json_array_size(items)) {
+		fputs("action items:\n", f);
+		json_array_foreach(items, i, x) {
+			fputs("- ", f);
+			if (jstr(x, "fault")) {
+				xml_put(f, jstr(x, "fault"), false);
+				fputs(": ", f);
+			}
+			xml_put(f, jstr(x, "item") ?: "?", false);
+			if (jstr(x, "because")) {
+				fputs(" (because: ", f);
+				xml_put(f, jstr(x, "because"), false);
+				fputs(")", f);
+			}
+			fputs("\n", f);
+		}
+	}
+	trials_out(f, r);
+	if (json_array_size(an)) {
+		fputs("anomalies:\n", f);
+		json_array_foreach(an, i, x) {
+			const json_t *what = jget(x, "what");
+			char *s = json_is_string(what)
+				      ? NULL
+				      : json_dumps(what ? what : x, JSON_COMPACT | JSON_ENCODE_ANY);
+			double t;
+
+			if (jnum(x, "t_ms", &t))
+				fprintf(f, "- %.1f ms ", t);
+			else
+				fputs("- ", f);
+			xml_put(f, jstr(x, "node") ?: "?", false);
+			fputs(": ", f);
+			xml_put(f, json_is_string(what) ? json_string_value(what) : s, false);
+			fputs("\n", f);
+			free(s);
+		}
+	}
+	fputs("</system-out>\n", f);
+}
+
+static void emit_case(FILE *f, const json_t *c)
+{
+	const char *result = jstr(c, "result"), *text = jstr(c, "text"), *out = jstr(c, "out");
+	double t;
+
+	fputs("    <testcase", f);
+	xml_attr(f, "name", jstr(c, "name"));
+	xml_attr(f, "classname", jstr(c, "classname"));
+	if (jnum(c, "time", &t))
+		fprintf(f, " time=\"%.3f\"", t);
+	if (!strcmp(result, "pass") && !out) {
+		fputs("/>\n", f);
+		return;
+	}
+	fputs(">\n", f);
+	if (strcmp(result, "pass")) {
+		fprintf(f, "      <%s", result);
+		if (jstr(c, "message"))
+			xml_attr(f, "message", jstr(c, "message"));
+		if (jstr(c, "type"))
+			xml_attr(f, "type", jstr(c, "type"));
+		if (text) {
+			fputs(">", f);
+			xml_put(f, text, false);
+			fprintf(f, "</%s>\n", result);
+		} else {
+			fputs("/>\n", f);
+		}
+	}
+	if (out) {
+		fputs("      <system-out>", f);
+		xml_put(f, out, false);
+		fputs("</system-out>\n", f);
+	}
+	fputs("    </testcase>\n", f);
+}
+
+static int build_cases(json_t *cases, const json_t *r, const char *scenario)
+{
+	struct sbuf cls = {0};
+	int ret;
+
+	ret = fault_cases(cases, r, scenario);
+	if (!ret)
+		ret = stat_cases(cases, r, scenario);
+	sb_printf(&cls, "rdmachaos.%s.workload", scenario);
+	if (!ret && !cls.oom)
+		ret = integrity_case(cases, r, cls.s);
+	cls.len = 0;
+	sb_printf(&cls, "rdmachaos.%s.cleanup", scenario);
+	if (!ret && !cls.oom)
+		ret = cleanup_case(cases, r, cls.s);
+	cls.len = 0;
+	sb_printf(&cls, "rdmachaos.%s.safety", scenario);
+	if (!ret && !cls.oom)
+		ret = guard_cases(cases, r, cls.s);
+	if (!ret && cls.oom)
+		ret = -ENOMEM;
+	free(cls.s);
+	return ret;
+}
+
+static int emit_junit(FILE *f, const void *arg)
+{
+	const json_t *r = arg, *c;
+	const char *scenario = jstr(jget(r, "scenario"), "name");
+	unsigned int counts[4] = {0}; /* failures, errors, skipped, tests */
+	double t0, t1, total = 0, t;
+	json_t *cases = json_array(), *rd = NULL, *items = NULL;
+	size_t i;
+	int ret;
+
+	if (!cases)
+		return -ENOMEM;
+	rd = readiness_of(r);
+	items = action_items_of(r);
+	if (!scenario || !*scenario)
+		scenario = "unnamed";
+	ret = build_cases(cases, r, scenario);
+	if (ret)
+		goto out;
+	json_array_foreach(cases, i, c) {
+		const char *res = jstr(c, "result");
+
+		counts[0] += !strcmp(res, "failure");
+		counts[1] += !strcmp(res, "error");
+		counts[2] += !strcmp(res, "skipped");
+		counts[3]++;
+		if (jnum(c, "time", &t))
+			total += t;
+	}
+	/* the suite's time is the drill's, when both ends were recorded */
+	if (parse_utc(jstr(r, "started_at"), &t0) && parse_utc(jstr(r, "finished_at"), &t1) &&
+	    t1 >= t0)
+		total = t1 - t0;
+
+	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+	fprintf(f,
+		"<testsuites name=\"rdmachaos\" tests=\"%u\" failures=\"%u\" errors=\"%u\" "
+		"skipped=\"%u\" time=\"%.3f\">\n",
+		counts[3], counts[0], counts[1], counts[2], total);
+	fputs("  <testsuite", f);
+	xml_attr(f, "name", scenario);
+	fprintf(f, " tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\"",
+		counts[3], counts[0], counts[1], counts[2], total);
+	if (parse_utc(jstr(r, "started_at"), &t0))
+		xml_attr(f, "timestamp", jstr(r, "started_at"));
+	if (jstr(jget(r, "scenario"), "file"))
+		xml_attr(f, "file", jstr(jget(r, "scenario"), "file"));
+	fputs(">\n", f);
+	properties(f, r, rd);
+	json_array_foreach(cases, i, c)
+		emit_case(f, c);
+	suite_out(f, r, rd, items);
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	ret = ferror(f) ? -EIO : 0;
+out:
+	json_decref(cases);
+	json_decref(rd);
+	json_decref(items);
+	return ret;
+}
+
+int report_write_junit(const char *path, const json_t *report)
+{
+	if (!json_is_object(report))
+		return -EINVAL;
+	return report_write_file(path, emit_junit, report);
+}
