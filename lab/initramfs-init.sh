@@ -45,7 +45,16 @@ read -r up _ </proc/uptime
 echo "rdmachaos-initramfs: loading modules at $up s" >/dev/console
 # /modules/order: "req NAME.ko" or "opt NAME.ko", dependencies first.
 while read -r kind m; do
-	if ! insmod "/modules/$m"; then
+	args=""
+	# virtio_net without TX NAPI orphans each skb as it is handed to the device, instead of
+	# holding it until a TX-completion interrupt frees it. Soft-RoCE counts a QP's packets
+	# until they are freed (skb_out) and stops sending above 64: one lost or late completion
+	# under TCG then leaves a QP with work queued, nothing sent, no retransmit timer and no
+	# error (and destroy_qp waiting for the packets forever). Orphaned at transmit, they
+	# cannot get stuck there.
+	[ "$m" = virtio_net.ko ] && args=napi_tx=0
+	# shellcheck disable=SC2086 # args is empty or one word
+	if ! insmod "/modules/$m" $args; then
 		[ "$kind" = opt ] || fail "insmod $m"
 		echo "rdmachaos-initramfs: optional module $m not loaded" >/dev/console
 	fi
