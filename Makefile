@@ -11,7 +11,8 @@
 
 CC       ?= gcc
 BUILD    ?= build
-PKGS     := libibverbs librdmacm libnl-3.0 libnl-route-3.0 liburing yaml-0.1 jansson libssl libcrypto
+PKGS     := libibverbs librdmacm libnl-3.0 libnl-route-3.0 liburing yaml-0.1 jansson libssl libcrypto \
+            libmicrohttpd
 VERSION  := $(shell git describe --always --dirty 2>/dev/null || echo 0.1.0)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -139,7 +140,12 @@ report-test: all
 lab-test: all
 	@bash tests/lab/run.sh
 
-test: all unit-test report-test fuzz-smoke lab-test
+# Cheap and offline first: a broken renderer fails in a minute, not after the lab.
+test: all
+	@$(MAKE) --no-print-directory unit-test
+	@$(MAKE) --no-print-directory report-test
+	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory lab-test
 
 # Workload failover on real rxe, alone (see tests/lab/run.sh for why it is apart).
 stream-lab-test: all

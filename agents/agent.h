@@ -24,6 +24,7 @@
  *   agent_pfc.c        PFC frames received, storm watchdog, lab pause emulation (`pfc`)
  *   agent_workload.c   rdmachaos-stream children (`workload` events)
  *   agent_cgroup.c     the cgroup v2 folders workloads run in (--cgroup-root)
+ *   agent_metrics.c    Prometheus metrics at GET /metrics (--metrics-listen)
  *   agent_sysfs.c      small sysfs readers
  */
 #ifndef AGENT_H
@@ -73,6 +74,8 @@ struct agent_opts {
 	bool verbose;
 	bool pfc_emulate;	      /* --pfc-emulate: hold paused priorities' egress (lab) */
 	unsigned int pfc_watchdog_ms; /* --pfc-watchdog-ms; 0: no PFC storm watchdog */
+	char metrics_host[64];	      /* --metrics-listen's IPv4 address */
+	uint16_t metrics_port;	      /* --metrics-listen's port; 0: no metrics */
 };
 
 #define AGENT_RUN_DIR_DEFAULT "/run/rdmachaos"
@@ -100,6 +103,8 @@ struct agent_verbs;
 struct rc_tls_ctx;
 struct agent_counters;
 struct agent_pfc;
+struct agent_metrics;
+struct agent_wl_counts;
 
 struct agent {
 	struct agent_opts opts;
@@ -118,7 +123,10 @@ struct agent {
 	struct agent_link *link;
 	struct agent_verbs *verbs;
 	struct agent_counters *counters;
-	struct agent_pfc *pfc; /* agents/agent_pfc.h; NULL when not observing */
+	struct agent_pfc *pfc;		   /* agents/agent_pfc.h; NULL when not observing */
+	struct agent_metrics *metrics;	   /* agents/agent_metrics.h; NULL without */
+	struct agent_wl_counts *wl_counts; /* workload events counted (agent_workload.c) */
+	uint64_t faults_injected[AGENT_MAX_INJECTORS]; /* per injector, as indexed in injectors[] */
 	struct inj_env inj_env;
 	struct agent_journal journal;
 	char exe_dir[4096]; /* where rdmachaos-stream is looked for */

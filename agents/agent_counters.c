@@ -5,7 +5,8 @@
  * `counter` event per counter that moved since the last sample. The first
  * sighting of a counter only records its value. At the same cadence it reads
  * the rail netdevs' NIC pause counters (ethtool; `pfc` events, see
- * agents/agent_ethtool.h).
+ * agents/agent_ethtool.h). The metrics read every counter afresh at each
+ * scrape (agent_counters_read), apart from the sampler and its events.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +16,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_ethtool.h"
+#include "agents/agent_metrics.h"
 #include "common/units.h"
 
 struct agent_counter {
@@ -147,6 +149,37 @@ static void agent_counters_sample(struct agent_counters *cs)
 		else
 			cs->c[i] = cs->c[--cs->n];
 	}
+}
+
+int agent_counters_read(struct agent *a, struct agent_rdma_counter **out, size_t *n)
+{
+	/* A sampler of its own: every counter is a first sighting, so nothing is emitted. */
+	struct agent_counters tmp = {.a = a};
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	agent_counters_sample(&tmp);
+	if (!tmp.n)
+		goto out;
+	*out = calloc(tmp.n, sizeof(**out));
+	if (!*out) {
+		free(tmp.c);
+		return -ENOMEM;
+	}
+	for (i = 0; i < tmp.n; i++) {
+		struct agent_rdma_counter *r = &(*out)[i];
+
+		memcpy(r->device, tmp.c[i].device, sizeof(r->device));
+		r->port = tmp.c[i].port;
+		memcpy(r->group, tmp.c[i].group, sizeof(r->group));
+		memcpy(r->name, tmp.c[i].name, sizeof(r->name));
+		r->value = tmp.c[i].value;
+	}
+	*n = tmp.n;
+out:
+	free(tmp.c);
+	return 0;
 }
 
 static void agent_counters_pfc_emit(void *ctx, json_t *fields)

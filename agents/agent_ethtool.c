@@ -2,7 +2,8 @@
 /*
  * The NIC's pause counters (agents/agent_ethtool.h says what and why): the
  * name classifier, the SIOCETHTOOL reads into guard-paged buffers, the PFC
- * storm prevention tunable, and the poller the counter sampler drives.
+ * storm prevention tunable, and the poller the counter sampler (and the
+ * metrics, with a poller of their own) drives.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_ethtool.h"
+#include "agents/agent_metrics.h"
 
 #define AGENT_ETH_PRIOS 8
 #define AGENT_ETH_WORDS 16		 /* a 32-byte name has at most 16 words */
@@ -697,6 +699,68 @@ unsigned int agent_ethtool_poll_count(const struct agent_ethtool_poll *p)
 	for (i = 0; p && i < p->n; i++)
 		n += !p->devs[i].skip;
 	return n;
+}
+
+/* The slot of (priority, direction) in agent_ethtool_poll_frames()'s per-netdev table. */
+static unsigned int agent_eth_frames_slot(const struct agent_ethtool_class *c)
+{
+	unsigned int s = c->priority >= 0 ? (unsigned int)c->priority : AGENT_ETH_GLOBAL;
+
+	return 2 * s + (c->dir == AGENT_ETH_TX);
+}
+
+int agent_ethtool_poll_frames(const struct agent_ethtool_poll *p, struct agent_nic_pause **out,
+			      size_t *n)
+{
+	size_t i, k, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (i = 0; p && i < p->n; i++) {
+		const struct agent_eth_dev *d = &p->devs[i];
+		struct agent_nic_pause slot[2 * (AGENT_ETH_PRIOS + 1)];
+		bool used[2 * (AGENT_ETH_PRIOS + 1)] = {false};
+		unsigned int s;
+
+		memset(slot, 0, sizeof(slot));
+		for (k = 0; k < d->n; k++) {
+			const struct agent_ethtool_class *c = &d->c[k].cls;
+
+			if (c->kind != AGENT_ETH_FRAMES || c->total || c->dir == AGENT_ETH_DIR_NONE)
+				continue;
+			s = agent_eth_frames_slot(c);
+			/* Two counters of the same frames (ice's xoff and pause): the larger. */
+			if (used[s] && slot[s].frames >= d->c[k].value)
+				continue;
+			used[s] = true;
+			slot[s].priority = c->priority;
+			slot[s].dir = c->dir == AGENT_ETH_TX ? AGENT_NIC_TX : AGENT_NIC_RX;
+			slot[s].frames = d->c[k].value;
+		}
+		for (s = 0; s < 2 * (AGENT_ETH_PRIOS + 1); s++) {
+			struct agent_nic_pause *np;
+
+			if (!used[s])
+				continue;
+			if (*n == cap) {
+				size_t c = cap ? 2 * cap : 16;
+
+				np = realloc(*out, c * sizeof(*np));
+				if (!np) {
+					free(*out);
+					*out = NULL;
+					*n = 0;
+					return -ENOMEM;
+				}
+				*out = np;
+				cap = c;
+			}
+			np = &(*out)[(*n)++];
+			*np = slot[s];
+			memcpy(np->netdev, d->name, sizeof(np->netdev));
+		}
+	}
+	return 0;
 }
 
 void agent_ethtool_poll_free(struct agent_ethtool_poll *p)

@@ -16,6 +16,9 @@
  * Journal: a fault's record is written (durably) before inject() and closed
  * only when a revert verifies, so an agent killed at any point leaves either
  * no record and no fault, or a record its next start reverts.
+ *
+ * Metrics: the records (agent_faults_stats) and the successful injects per
+ * injector (a->faults_injected, agent_faults_injected).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "agents/agent.h"
+#include "agents/agent_metrics.h"
 #include "common/units.h"
 
 #define AGENT_AUTO_REVERT_GRACE_NS (5 * RC_NSEC_PER_SEC)
@@ -511,6 +515,9 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 	}
 	af->f.injected = true;
 	af->active = true;
+	for (i = 0; i < AGENT_MAX_INJECTORS && injectors[i]; i++)
+		if (injectors[i] == inj)
+			a->faults_injected[i]++;
 
 	old = agent_fault_find(a, af->f.id); /* an inactive record of the same id */
 	if (old)
@@ -693,6 +700,49 @@ int agent_op_renew(struct agent *a, struct agent_client *cl, json_int_t id, cons
 	*result = json_pack("{s:o, s:o, s:I}", "renewed", renewed, "unknown", unknown,
 			    "expires_in_ms", (json_int_t)first);
 	return *result ? 0 : -ENOMEM;
+}
+
+uint64_t agent_faults_injected(struct agent *a, const char *injector)
+{
+	size_t i;
+
+	for (i = 0; i < AGENT_MAX_INJECTORS && injectors[i]; i++)
+		if (!strcmp(injectors[i]->name, injector))
+			return a->faults_injected[i];
+	return 0;
+}
+
+int agent_faults_stats(struct agent *a, struct agent_fault_stat **out, size_t *n)
+{
+	struct agent_list *pos, *tmp;
+	size_t count = 0;
+
+	*out = NULL;
+	*n = 0;
+	agent_list_for_each_safe(pos, tmp, &a->faults) count++;
+	if (!count)
+		return 0;
+	*out = calloc(count, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	agent_list_for_each_safe(pos, tmp, &a->faults)
+	{
+		const struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
+		const struct inj_target *t = &af->f.target;
+		struct agent_fault_stat *st = &(*out)[(*n)++];
+
+		snprintf(st->fault_id, sizeof(st->fault_id), "%s", af->f.id);
+		snprintf(st->injector, sizeof(st->injector), "%s", af->f.inj->name);
+		/* A workload's fault is on its process, even when a rail narrows it. */
+		if (t->workload[0])
+			snprintf(st->target, sizeof(st->target), "workload:%s", t->workload);
+		else if (t->netdev[0])
+			snprintf(st->target, sizeof(st->target), "%s", t->netdev);
+		else if (t->device[0])
+			snprintf(st->target, sizeof(st->target), "%s/%d", t->device, t->port);
+		st->active = af->active;
+	}
+	return 0;
 }
 
 /* agent_journal_replay_fn: one record of a dead agent's fault. */

@@ -5,8 +5,12 @@
  * (IFF_UP), carrier or operstate changes. It keeps the last state of every
  * netdev (seeded from a dump at start) because the kernel also sends
  * RTM_NEWLINK for changes nobody here cares about (stats, addresses, ...).
+ * For the metrics it also counts, per netdev, the changes of its oper state
+ * (up <-> down) and the time it spent down (agent_link_track).
  */
 #include <errno.h>
+#include <net/if.h>
+#include <linux/if.h> /* IF_OPER_*; after net/if.h, which it then leaves alone */
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/link.h>
@@ -16,11 +20,15 @@
 #include <string.h>
 
 #include "agents/agent.h"
+#include "agents/agent_metrics.h"
+#include "common/units.h"
 
 struct agent_link_state {
 	int ifindex;
 	bool up, carrier;
 	uint8_t oper;
+	char name[IF_NAMESIZE];
+	struct agent_link_track track;
 };
 
 struct agent_link {
@@ -32,6 +40,35 @@ struct agent_link {
 	size_t n, cap;
 	bool seeding; /* while dumping: record, do not emit */
 };
+
+void agent_link_track_init(struct agent_link_track *t, bool up, uint64_t now_ns)
+{
+	memset(t, 0, sizeof(*t));
+	t->up = up;
+	t->since_ns = now_ns;
+}
+
+void agent_link_track_set(struct agent_link_track *t, bool up, uint64_t now_ns)
+{
+	if (t->up == up)
+		return;
+	if (up && now_ns > t->since_ns)
+		t->down_ns += now_ns - t->since_ns;
+	t->since_ns = now_ns;
+	t->up = up;
+	t->transitions++;
+}
+
+uint64_t agent_link_track_down_ns(const struct agent_link_track *t, uint64_t now_ns)
+{
+	return t->down_ns + (!t->up && now_ns > t->since_ns ? now_ns - t->since_ns : 0);
+}
+
+/* Oper up as operators mean it; UNKNOWN is what drivers without operstate report (lo, tun). */
+static bool agent_link_oper_up(bool up, bool carrier, uint8_t oper)
+{
+	return up && carrier && (oper == IF_OPER_UP || oper == IF_OPER_UNKNOWN);
+}
 
 static struct agent_link_state *agent_link_state(struct agent_link *lk, int ifindex, bool add)
 {
@@ -85,7 +122,16 @@ static void agent_link_obj(struct nl_object *obj, void *arg)
 		return;
 	}
 	s = agent_link_state(lk, ifindex, true);
-	if (!s || (s->up == up && s->carrier == carrier && s->oper == oper))
+	if (!s)
+		return;
+	if (name)
+		snprintf(s->name, sizeof(s->name), "%s", name); /* renames included */
+	if (s->oper == 0xff)
+		agent_link_track_init(&s->track, agent_link_oper_up(up, carrier, oper),
+				      rc_now_ns());
+	else
+		agent_link_track_set(&s->track, agent_link_oper_up(up, carrier, oper), rc_now_ns());
+	if (s->up == up && s->carrier == carrier && s->oper == oper)
 		return;
 	s->up = up;
 	s->carrier = carrier;
@@ -142,6 +188,27 @@ static void agent_link_ready(struct agent_poll *p, int res)
 	} else if (ret < 0 && ret != -NLE_AGAIN) {
 		rc_warn("rtnetlink: receive: %s", nl_geterror(ret));
 	}
+}
+
+int agent_link_stats(struct agent *a, struct agent_link_stat **out, size_t *n)
+{
+	struct agent_link *lk = a->link;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!lk || !lk->n)
+		return 0;
+	*out = calloc(lk->n, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (i = 0; i < lk->n; i++) {
+		if (!lk->st[i].name[0])
+			continue;
+		memcpy((*out)[*n].netdev, lk->st[i].name, sizeof((*out)[*n].netdev));
+		(*out)[(*n)++].track = lk->st[i].track;
+	}
+	return 0;
 }
 
 int agent_link_start(struct agent *a)

@@ -18,6 +18,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_config.h"
+#include "agents/agent_metrics.h"
 #include "agents/agent_pfc.h"
 #include "common/units.h"
 
@@ -241,6 +242,8 @@ int main(int argc, char **argv)
 		ret = agent_verbs_start(&a);
 	if (!ret)
 		ret = agent_pfc_start(&a);
+	if (!ret)
+		ret = agent_metrics_start(&a);
 	if (ret) {
 		rc_err("start-up failed: %s", strerror(-ret));
 		goto out;
@@ -257,6 +260,7 @@ int main(int argc, char **argv)
 	if (!ret && !clean)
 		ret = -EIO;
 out:
+	agent_metrics_stop(&a);
 	agent_server_stop(&a);
 	agent_counters_stop(&a);
 	agent_verbs_stop(&a);

@@ -34,6 +34,7 @@ enum {
 	OPT_PFC_WATCHDOG,
 	OPT_RUN_DIR,
 	OPT_CGROUP_ROOT,
+	OPT_METRICS_LISTEN,
 };
 
 static const struct option agent_long_opts[] = {
@@ -56,6 +57,7 @@ static const struct option agent_long_opts[] = {
     {"pfc-watchdog-ms", required_argument, NULL, OPT_PFC_WATCHDOG},
     {"run-dir", required_argument, NULL, OPT_RUN_DIR},
     {"cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT},
+    {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -123,6 +125,10 @@ void agent_opts_usage(FILE *f)
 	    "  --cgroup-root DIR      the cgroup v2 folder under which workloads started with\n"
 	    "                         \"cgroup\": true get DIR/WL_ID, with the rdma controller\n"
 	    "                         enabled (default: " AGENT_CGROUP_ROOT_DEFAULT ")\n"
+	    "  --metrics-listen ADDR:PORT\n"
+	    "                         serve Prometheus metrics (text format 0.0.4) at\n"
+	    "                         http://ADDR:PORT/metrics, e.g. 127.0.0.1:9464; plain\n"
+	    "                         HTTP, read-only (default: off)\n"
 	    "  --verbose              log debug lines too (every event sent)\n"
 	    "  --help                 print this text and exit\n"
 	    "\n"
@@ -198,36 +204,37 @@ static int agent_iflist_parse(const char *flag, const char *arg, char (*names)[I
 	}
 }
 
-static int agent_listen_parse(const char *arg, struct agent_opts *o, char *err, size_t errlen)
+/* --listen, --metrics-listen: IPv4 ADDR:PORT into host and *port; eg is an example. */
+static int agent_addr_parse(const char *flag, const char *eg, const char *arg, char *host,
+			    size_t hostlen, uint16_t *port, char *err, size_t errlen)
 {
 	const char *colon = strrchr(arg, ':');
 	struct in_addr in;
 	char *end;
-	unsigned long port;
+	unsigned long v;
 	size_t hlen;
 
 	if (!colon)
-		return agent_opts_fail(
-		    err, errlen, "--listen '%s': expected ADDR:PORT, e.g. 127.0.0.1:17700", arg);
+		return agent_opts_fail(err, errlen, "%s '%s': expected ADDR:PORT, e.g. %s", flag,
+				       arg, eg);
 	hlen = (size_t)(colon - arg);
-	if (!hlen || hlen >= sizeof(o->listen_host))
-		return agent_opts_fail(
-		    err, errlen, "--listen '%s': ADDR is missing; use e.g. 127.0.0.1:17700", arg);
-	memcpy(o->listen_host, arg, hlen);
-	o->listen_host[hlen] = '\0';
-	if (inet_pton(AF_INET, o->listen_host, &in) != 1)
-		return agent_opts_fail(
-		    err, errlen,
-		    "--listen '%s': '%s' is not an IPv4 address (use e.g. 127.0.0.1 "
-		    "or 0.0.0.0)",
-		    arg, o->listen_host);
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || end == colon + 1 || *end || !isdigit((unsigned char)colon[1]) || !port ||
-	    port > 65535)
+	if (!hlen || hlen >= hostlen)
+		return agent_opts_fail(err, errlen, "%s '%s': ADDR is missing; use e.g. %s", flag,
+				       arg, eg);
+	memcpy(host, arg, hlen);
+	host[hlen] = '\0';
+	if (inet_pton(AF_INET, host, &in) != 1)
 		return agent_opts_fail(err, errlen,
-				       "--listen '%s': PORT must be a number in 1..65535", arg);
-	o->listen_port = (uint16_t)port;
+				       "%s '%s': '%s' is not an IPv4 address (use e.g. 127.0.0.1 "
+				       "or 0.0.0.0)",
+				       flag, arg, host);
+	errno = 0;
+	v = strtoul(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || !isdigit((unsigned char)colon[1]) || !v ||
+	    v > 65535)
+		return agent_opts_fail(err, errlen, "%s '%s': PORT must be a number in 1..65535",
+				       flag, arg);
+	*port = (uint16_t)v;
 	return 0;
 }
 
@@ -367,6 +374,13 @@ static int agent_opts_check(const struct agent_opts *o, char *err, size_t errlen
 		return agent_opts_fail(err, errlen,
 				       "--listen is required: give the address for "
 				       "coordinators, e.g. --listen 127.0.0.1:17700");
+	if (o->metrics_port && o->metrics_port == o->listen_port &&
+	    (!strcmp(o->metrics_host, o->listen_host) || !strcmp(o->metrics_host, "0.0.0.0") ||
+	     !strcmp(o->listen_host, "0.0.0.0")))
+		return agent_opts_fail(err, errlen,
+				       "--metrics-listen %s:%u: --listen serves the coordinators "
+				       "there; give the metrics another port",
+				       o->metrics_host, o->metrics_port);
 	for (i = 0; o->control_if[0] && i < o->nr_allow; i++)
 		if (!strcmp(o->allow[i], o->control_if))
 			return agent_opts_fail(
@@ -403,7 +417,9 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 				return ret;
 			break;
 		case OPT_LISTEN:
-			ret = agent_listen_parse(optarg, o, err, errlen);
+			ret =
+			    agent_addr_parse("--listen", "127.0.0.1:17700", optarg, o->listen_host,
+					     sizeof(o->listen_host), &o->listen_port, err, errlen);
 			if (ret)
 				return ret;
 			break;
@@ -475,6 +491,13 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 			break;
 		case OPT_PFC_WATCHDOG:
 			ret = agent_pfc_watchdog_opt(optarg, o, err, errlen);
+			if (ret)
+				return ret;
+			break;
+		case OPT_METRICS_LISTEN:
+			ret = agent_addr_parse("--metrics-listen", "127.0.0.1:9464", optarg,
+					       o->metrics_host, sizeof(o->metrics_host),
+					       &o->metrics_port, err, errlen);
 			if (ret)
 				return ret;
 			break;

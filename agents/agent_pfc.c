@@ -6,7 +6,8 @@
  * not asked for), polled in the loop; the pure pause and watchdog state per
  * netdev (agent_pfc_wd_*); one timer for the earliest pause end, watchdog
  * verdict or due summary; and, with --pfc-emulate, the prio/plug/u32 qdiscs
- * through libnl-route that hold a paused priority's egress.
+ * through libnl-route that hold a paused priority's egress. The frame counts
+ * and storm states are read by the metrics (agent_pfc_stats).
  */
 #include <errno.h>
 #include <linux/if_ether.h>
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "agents/agent.h"
+#include "agents/agent_metrics.h"
 #include "agents/agent_pfc.h"
 #include "common/units.h"
 
@@ -451,6 +453,34 @@ static void agent_pfc_ready(struct agent_poll *pl, int res)
 			agent_pfc_summary(pf, d, now);
 	}
 	agent_pfc_schedule(pf);
+}
+
+int agent_pfc_stats(struct agent *a, struct agent_pfc_stat **out, size_t *n)
+{
+	struct agent_pfc *pf = a->pfc;
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (!pf || !pf->n)
+		return 0;
+	*out = calloc(pf->n, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (i = 0; i < pf->n; i++) {
+		const struct agent_pfc_dev *d = &pf->devs[i];
+		struct agent_pfc_stat *st = &(*out)[i];
+		unsigned int p;
+
+		memcpy(st->netdev, d->name, sizeof(st->netdev));
+		for (p = 0; p < PFC_PRIOS; p++) {
+			st->frames[p] = d->frames[p];
+			st->storm[p] = d->wd.prio[p].storm;
+		}
+		st->global_frames = d->global_frames;
+	}
+	*n = pf->n;
+	return 0;
 }
 
 /* ---- emulation qdiscs ---- */

@@ -3,8 +3,11 @@
  * The verbs async-event observer: every RDMA device is opened once and its
  * async fd polled in the loop. Port events (PORT_ERR, PORT_ACTIVE, ...)
  * become `port` events with the port state queried again; the rest become
- * `async` events. Also the names of verbs enums used in events and inventory.
+ * `async` events. Also the names of verbs enums used in events and inventory,
+ * and the state of every RDMA port for the metrics (read from sysfs, so
+ * devices created since the last scan are included).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <infiniband/verbs.h>
@@ -13,6 +16,7 @@
 #include <string.h>
 
 #include "agents/agent.h"
+#include "agents/agent_metrics.h"
 
 struct agent_vdev {
 	struct agent_list node;
@@ -216,6 +220,79 @@ void agent_verbs_rescan(struct agent *a)
 		if (!agent_verbs_has(a->verbs, ibv_get_device_name(list[i])))
 			agent_verbs_open(a, list[i]);
 	ibv_free_device_list(list);
+}
+
+/* Appends device dev's ports to *out; 0 or -ENOMEM. */
+static int agent_verbs_dev_ports(const char *dev, struct agent_port_stat **out, size_t *n,
+				 size_t *cap)
+{
+	char path[512], buf[64];
+	struct dirent *e;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports", agent_sysfs_root, dev);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!ret && (e = readdir(d))) {
+		struct agent_port_stat *ps;
+		int port = atoi(e->d_name);
+
+		if (port <= 0)
+			continue;
+		/* "4: ACTIVE" */
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%d/state",
+			 agent_sysfs_root, dev, port);
+		if (agent_sysfs_read(path, buf, sizeof(buf)))
+			continue;
+		if (*n == *cap) {
+			size_t c = *cap ? 2 * *cap : 8;
+
+			ps = realloc(*out, c * sizeof(*ps));
+			if (!ps) {
+				ret = -ENOMEM;
+				break;
+			}
+			*out = ps;
+			*cap = c;
+		}
+		ps = &(*out)[(*n)++];
+		memset(ps, 0, sizeof(*ps));
+		memcpy(ps->device, dev, strlen(dev) + 1); /* length checked by the caller */
+		ps->port = port;
+		ps->state = atoi(buf);
+		if (agent_ib_port_netdev(dev, port, ps->netdev, sizeof(ps->netdev)))
+			ps->netdev[0] = '\0';
+	}
+	closedir(d);
+	return ret;
+}
+
+int agent_verbs_ports(struct agent *a, struct agent_port_stat **out, size_t *n)
+{
+	size_t cap = 0;
+	char path[512];
+	struct dirent *e;
+	DIR *d;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/class/infiniband", agent_sysfs_root);
+	d = opendir(path);
+	if (!d)
+		return 0; /* no RDMA on this node */
+	while (!ret && (e = readdir(d)))
+		if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof((*out)->device))
+			ret = agent_verbs_dev_ports(e->d_name, out, n, &cap);
+	closedir(d);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return ret;
 }
 
 int agent_verbs_start(struct agent *a)

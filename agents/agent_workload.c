@@ -16,6 +16,10 @@
  * the folder is removed once the child is reaped; "no_ipc_lock" drops
  * CAP_IPC_LOCK from every capability set, so RLIMIT_MEMLOCK binds a root
  * workload (mr_failure's memlock mechanism).
+ *
+ * For the metrics, the `error` (per wc_status) and `mr_error` events of each
+ * wl_id are counted for the agent's life (agent_workload_counts), past the
+ * workload's own record.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +38,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_cgroup.h"
+#include "agents/agent_metrics.h"
 #include "common/shim_proto.h"
 #include "common/units.h"
 
@@ -42,6 +47,12 @@ extern char **environ;
 #define AGENT_WL_LINE_MAX 65536
 #define AGENT_WL_STREAM "rdmachaos-stream"
 #define AGENT_WL_ORPHAN_GRACE_MS 5000ULL
+
+struct agent_wl_counts {
+	struct agent_wl_count *c;
+	size_t n, cap;
+	bool full; /* AGENT_WL_COUNTS_MAX reached (logged once) */
+};
 
 struct agent_wl {
 	struct agent_list node; /* on a->workloads until answered for, or replaced */
@@ -141,6 +152,96 @@ static struct agent_wl *agent_wl_find(struct agent *a, const char *id)
 	return NULL;
 }
 
+/* The count of (wl_id, kind, wc_status), added at 0 if new; NULL when full or out of memory. */
+static struct agent_wl_count *agent_wl_count(struct agent *a, const char *wl_id,
+					     enum agent_wl_count_kind kind, const char *wc_status)
+{
+	struct agent_wl_counts *cs = a->wl_counts;
+	struct agent_wl_count *c;
+	size_t i;
+
+	if (!cs) {
+		cs = calloc(1, sizeof(*cs));
+		if (!cs)
+			return NULL;
+		a->wl_counts = cs;
+	}
+	for (i = 0; i < cs->n; i++) {
+		c = &cs->c[i];
+		if (c->kind == kind && !strcmp(c->wl_id, wl_id) &&
+		    !strncmp(c->wc_status, wc_status, sizeof(c->wc_status) - 1))
+			return c;
+	}
+	if (cs->n == AGENT_WL_COUNTS_MAX) {
+		if (!cs->full)
+			agent_notice(a, RC_LOG_WARN,
+				     "workload %s: %d workload error counters kept already: the "
+				     "metrics do not count its %s events",
+				     wl_id, AGENT_WL_COUNTS_MAX,
+				     kind == AGENT_WL_MR_ERROR ? "mr_error" : "error");
+		cs->full = true;
+		return NULL;
+	}
+	if (cs->n == cs->cap) {
+		size_t cap = cs->cap ? 2 * cs->cap : 16;
+
+		c = realloc(cs->c, cap * sizeof(*c));
+		if (!c)
+			return NULL;
+		cs->c = c;
+		cs->cap = cap;
+	}
+	c = &cs->c[cs->n++];
+	memset(c, 0, sizeof(*c));
+	snprintf(c->wl_id, sizeof(c->wl_id), "%s", wl_id);
+	c->kind = kind;
+	snprintf(c->wc_status, sizeof(c->wc_status), "%s", wc_status);
+	return c;
+}
+
+/* Counts the events the metrics report: `error` by wc_status, `mr_error`. */
+static void agent_wl_count_event(struct agent_wl *w, const json_t *msg)
+{
+	const char *type = json_string_value(json_object_get(msg, "type"));
+	const char *st = json_string_value(json_object_get(msg, "wc_status"));
+	struct agent_wl_count *c = NULL;
+
+	if (!type)
+		return;
+	if (!strcmp(type, "error"))
+		c = agent_wl_count(w->a, w->id, AGENT_WL_QP_ERROR, st && *st ? st : "unknown");
+	else if (!strcmp(type, "mr_error"))
+		c = agent_wl_count(w->a, w->id, AGENT_WL_MR_ERROR, "");
+	if (c)
+		c->n++;
+}
+
+int agent_workload_counts(struct agent *a, struct agent_wl_count **out, size_t *n)
+{
+	const struct agent_wl_counts *cs = a->wl_counts;
+
+	*out = NULL;
+	*n = 0;
+	if (!cs || !cs->n)
+		return 0;
+	*out = malloc(cs->n * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, cs->c, cs->n * sizeof(**out));
+	*n = cs->n;
+	return 0;
+}
+
+/* At exit, with the workloads: nothing counts or reads them after. */
+static void agent_workload_counts_free(struct agent *a)
+{
+	if (!a->wl_counts)
+		return;
+	free(a->wl_counts->c);
+	free(a->wl_counts);
+	a->wl_counts = NULL;
+}
+
 static void agent_wl_line(struct agent_wl *w, const char *line)
 {
 	json_t *msg, *fields, *ts;
@@ -158,6 +259,7 @@ static void agent_wl_line(struct agent_wl *w, const char *line)
 	ts = json_object_get(msg, "ts_ns");
 	ts_ns = json_is_integer(ts) && json_integer_value(ts) > 0 ? (uint64_t)json_integer_value(ts)
 								  : rc_now_ns();
+	agent_wl_count_event(w, msg);
 	if (!strcmp(json_string_value(json_object_get(msg, "type")) ?: "", "summary")) {
 		json_decref(w->summary);
 		w->summary = json_incref(msg);
@@ -704,6 +806,8 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t
 	if (old)
 		agent_wl_remove(old);
 	agent_list_add_tail(&w->node, &a->workloads);
+	/* Its mr_error count from 0, so that the first failure is an increase to Prometheus. */
+	agent_wl_count(a, w->id, AGENT_WL_MR_ERROR, "");
 	w->refs += 2;
 	agent_poll_init(&w->out_poll, &a->loop, w->out_fd, POLLIN, false, agent_wl_out_ready,
 			agent_wl_out_idle);
@@ -841,4 +945,5 @@ void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms)
 	}
 	agent_list_for_each_safe(pos, tmp, &a->workloads)
 	    agent_wl_remove(agent_list_entry(pos, struct agent_wl, node));
+	agent_workload_counts_free(a);
 }

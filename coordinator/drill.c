@@ -16,6 +16,8 @@
 #include "common/log.h"
 #include "common/units.h"
 #include "coordinator/drill.h"
+#include "coordinator/alerts.h"
+#include "coordinator/coverage.h"
 #include "coordinator/drill_priv.h"
 #include "coordinator/progress.h"
 #include "coordinator/evaluate.h"
@@ -254,7 +256,7 @@ static int drill_prepare_lab(struct drill *d)
 		prog_event("rdmachaos: no lab is up; booting %u nodes x %u rails (stopped again "
 			   "after the drill)",
 			   d->sc.lab_nodes, d->sc.lab_rails);
-		ret = labenv_up(d->sc.lab_nodes, d->sc.lab_rails);
+		ret = labenv_up(d->sc.lab_nodes, d->sc.lab_rails, d->sc.monitoring == SC_MON_LAB);
 		if (ret) {
 			drill_reason(d, true,
 				     "the lab did not come up (see the messages above and "
@@ -936,6 +938,93 @@ static int drill_arm_guards(struct drill *d, double now, double baseline_end)
 	return 0;
 }
 
+/* Alert notifications received since the last call, as events (and lines). */
+static void drill_take_alerts(struct drill *d)
+{
+	size_t from = json_array_size(d->fl.events), i;
+	json_t *e;
+
+	if (!alerts_drain(d->alerts, d->fl.events, d->fl.t0_ns) || d->o->quiet)
+		return;
+	for (i = from; i < json_array_size(d->fl.events); i++) {
+		e = json_array_get(d->fl.events, i);
+		prog_event("  %+8.1fs alert %s %s%s%s",
+			   json_number_value(json_object_get(e, "t_ms")) / 1000.0,
+			   json_string_value(json_object_get(e, "alertname")),
+			   json_string_value(json_object_get(e, "status")),
+			   json_object_get(json_object_get(e, "labels"), "node") ? " on " : "",
+			   json_string_value(json_object_get(json_object_get(e, "labels"), "node"))
+			       ?: "");
+	}
+}
+
+/*
+ * Every expected alert of every injected fault has fired and resolved (or
+ * needs no resolve): the drill need not wait out the alerts' windows.
+ */
+static bool drill_alerts_settled(struct drill *d)
+{
+	struct ev_fault evs[SC_MAX_FAULTS];
+	json_t *cov = NULL, *probs = json_array(), *row;
+	unsigned int i;
+	size_t k;
+	bool settled = true;
+
+	for (i = 0; i < d->sc.nr_faults; i++)
+		evs[i] = d->faults[i].ev;
+	cov_alerts(d->fl.events, &d->sc.expect, evs, d->sc.nr_faults, &cov, probs);
+	json_array_foreach(json_object_get(cov, "coverage"), k, row) {
+		const char *res = json_string_value(json_object_get(row, "resolve"));
+
+		if (json_object_get(row, "resolve_within_ms") != json_null() &&
+		    strcmp(res, "resolved"))
+			settled = false;
+		if (!strcmp(json_string_value(json_object_get(row, "status")), "missed"))
+			settled = false;
+	}
+	json_decref(cov);
+	json_decref(probs);
+	return settled;
+}
+
+/*
+ * Where Alertmanager sends its webhooks: --alert-receiver, the scenario's
+ * monitoring.receiver, or the lab's (lab up --monitoring). "" when none.
+ */
+static int drill_start_alerts(struct drill *d)
+{
+	const char *addr = d->o->alert_receiver;
+	char err[512];
+	int ret;
+
+	if (!addr && d->sc.monitoring == SC_MON_EXTERNAL)
+		addr = d->sc.receiver;
+	if (!addr && d->lab)
+		addr = json_string_value(
+		    json_object_get(json_object_get(d->lab, "monitoring"), "receiver"));
+	if (!addr) {
+		if (d->sc.monitoring == SC_MON_LAB)
+			drill_reason(
+			    d, true,
+			    "monitoring: lab, but the lab has no monitoring: run rdmachaos "
+			    "lab down, then rdmachaos lab up --monitoring");
+		else if (d->sc.expect.nr_alerts || d->sc.expect.nr_alert_signals)
+			drill_reason(d, true,
+				     "expect.alerts needs an alert source: give --alert-receiver "
+				     "ADDR:PORT (and point Alertmanager at it), monitoring: "
+				     "{receiver: ADDR:PORT}, or run the lab with --monitoring");
+		return d->sc.monitoring == SC_MON_LAB ? -ENOENT : 0;
+	}
+	ret = alerts_start(addr, &d->alerts, err, sizeof(err));
+	if (ret) {
+		drill_reason(d, true, "%s", err);
+		return ret;
+	}
+	snprintf(d->receiver, sizeof(d->receiver), "%s", addr);
+	prog_event("rdmachaos: alert receiver listening on http://%s/alerts", addr);
+	return 0;
+}
+
 /* The fault timeline; returns when it is over or a stop was requested. */
 static void drill_timeline(struct drill *d)
 {
@@ -981,7 +1070,9 @@ static void drill_timeline(struct drill *d)
 			    now >= (double)(sf->at_ms + sf->duration_ms))
 				drill_revert(d, f);
 		}
-		if (now >= d->end_ms)
+		drill_take_alerts(d);
+		if (now >= d->end_ms ||
+		    (now >= d->end_ms_plain && d->sc.expect.nr_alerts && drill_alerts_settled(d)))
 			return;
 		drill_renew(d, now);
 		drill_progress(d, now);
@@ -1082,6 +1173,21 @@ int drill_run(const struct drill_opts *o)
 		last_end = fmax(last_end, fmax(end, rec));
 	}
 	d->end_ms = last_end + (double)d->sc.cooldown_ms + 1000;
+	d->end_ms_plain = d->end_ms;
+	/* the alerts' windows: the drill waits for them, and stops early once all are settled */
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct sc_fault *sf = &d->sc.faults[i];
+		unsigned int k;
+
+		for (k = 0; k < d->sc.expect.nr_alerts; k++) {
+			const struct sc_alert_expect *a = &d->sc.expect.alerts[k];
+
+			d->end_ms = fmax(d->end_ms, (double)(sf->at_ms + a->fire_within_ms) + 1000);
+			d->end_ms = fmax(
+			    d->end_ms,
+			    (double)(sf->at_ms + sf->duration_ms + a->resolve_within_ms) + 1000);
+		}
+	}
 	d->flows[0].w = &d->sc.workload;
 	d->flows[0].guard = -1;
 	snprintf(d->flows[0].wl_id, sizeof(d->flows[0].wl_id), "%s", DRILL_WL_ID);
@@ -1099,7 +1205,7 @@ int drill_run(const struct drill_opts *o)
 
 	if (d->sc.lab && drill_prepare_lab(d))
 		goto evaluate;
-	if (drill_setup_fleet(d) || drill_handshake(d))
+	if (drill_setup_fleet(d) || drill_handshake(d) || drill_start_alerts(d))
 		goto evaluate;
 	fprintf(stderr, "rdmachaos: %u nodes ready; clocks aligned:", d->fl.nr_agents);
 	for (i = 0; i < d->fl.nr_agents; i++)
@@ -1163,6 +1269,26 @@ evaluate:
 		v = ev_verdict(&d->sc.expect, &d->baseline, results, evf, d->sc.nr_faults, &in,
 			       d->cleanup_ok, reasons);
 	}
+	drill_take_alerts(d);
+	if (d->alerts || d->sc.expect.nr_alerts) {
+		struct ev_fault evf[SC_MAX_FAULTS];
+		json_t *probs = json_array();
+
+		for (i = 0; i < d->sc.nr_faults; i++)
+			evf[i] = d->faults[i].ev;
+		/* a missed or late alert fails the drill: the on-call would not have known */
+		if (cov_alerts(d->fl.events, &d->sc.expect, evf, d->sc.nr_faults, &d->alert_report,
+			       probs) &&
+		    d->alerts && v != EV_CLEANUP_FAILED) {
+			if (v == EV_PASS) { /* the reasons were why it passed: say why it fails */
+				json_array_clear(reasons);
+				json_array_extend(reasons, d->reasons);
+			}
+			v = EV_FAIL;
+			json_array_extend(reasons, probs);
+		}
+		json_decref(probs);
+	}
 	if (d->aborted_by >= 0 && v != EV_CLEANUP_FAILED)
 		v = EV_FAIL; /* a guard is a floor the system broke, whatever else was measured */
 	if (d->inconclusive && v == EV_PASS)
@@ -1214,6 +1340,8 @@ evaluate:
 	}
 	json_decref(report);
 	json_decref(reasons);
+	alerts_stop(d->alerts);
+	json_decref(d->alert_report);
 	fleet_free(&d->fl);
 	for (i = 0; i < d->sc.safety.nr_guards; i++)
 		guard_close(&d->guards[i]);

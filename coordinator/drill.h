@@ -31,7 +31,8 @@ struct drill_opts {
 	bool have_seed;
 	uint64_t seed;
 	bool quiet;
-	enum prog_mode progress; /* live status line or plain lines (coordinator/progress.h) */
+	enum prog_mode progress;    /* live status line or plain lines (coordinator/progress.h) */
+	const char *alert_receiver; /* --alert-receiver ADDR:PORT, or NULL */
 };
 
 /* Returns an rc_exit code. */

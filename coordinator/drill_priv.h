@@ -59,6 +59,11 @@ struct drill {
 	int aborted_by; /* index of the guard that stopped the drill, -1 if none */
 	double last_renew_ms;
 	unsigned int renews_sent, renews_failed;
+	/* the Alertmanager webhook receiver (coordinator/alerts.c), when alerts are in play */
+	struct alerts *alerts;
+	char receiver[64];
+	double end_ms_plain;  /* the end without waiting for alerts to resolve */
+	json_t *alert_report; /* report.json "alerts" */
 };
 
 /* The report.json document (docs/REPORT.md) of a finished drill. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/units.h"
+#include "coordinator/alerts.h"
 #include "coordinator/drill_priv.h"
 #include "coordinator/schedule.h"
 #include "reports/report.h"
@@ -244,6 +245,29 @@ static const char *drill_fault_verdict(const struct drill *d, const struct drill
 	return unsure ? "inconclusive" : "pass";
 }
 
+/* expect.alerts as declared. */
+static json_t *drill_expect_alerts(const struct sc_expect *x)
+{
+	json_t *out = json_array(), *faults;
+	unsigned int i, k;
+
+	for (i = 0; i < x->nr_alerts; i++) {
+		const struct sc_alert_expect *a = &x->alerts[i];
+
+		faults = json_array();
+		for (k = 0; k < a->nr_faults; k++)
+			json_array_append_new(faults, json_string(a->faults[k]));
+		json_array_append_new(
+		    out,
+		    json_pack("{s:s,s:I,s:o,s:o}", "name", a->name, "fire_within_ms",
+			      (json_int_t)a->fire_within_ms, "resolve_within_ms",
+			      a->resolve_within_ms ? json_integer((json_int_t)a->resolve_within_ms)
+						   : json_null(),
+			      "faults", faults));
+	}
+	return out;
+}
+
 /* A threshold stated on p50 or p90 says so in expect.*.stat; max is the default. */
 static void drill_expect_stats(const struct sc_expect *x, json_t *expect)
 {
@@ -471,6 +495,8 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 	sigs = json_array();
 	for (i = 0; i < x->nr_signals; i++)
 		json_array_append_new(sigs, json_string(sc_signal_name(x->signals[i])));
+	for (i = 0; i < x->nr_alert_signals; i++)
+		json_array_append_new(sigs, json_sprintf("alert:%s", x->alert_signals[i]));
 	json_object_set_new(
 	    r, "expect",
 	    json_pack("{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I,s:I},s:{s:o,s:o}}", "detection", "within_ms",
@@ -485,7 +511,20 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 		      x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
 		      x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
 	drill_expect_stats(x, json_object_get(r, "expect"));
+	if (x->nr_alerts)
+		json_object_set_new(json_object_get(r, "expect"), "alerts", drill_expect_alerts(x));
 	drill_trials(d, r);
+	if (d->alert_report) {
+		unsigned int got, refused;
+
+		alerts_counts(d->alerts, &got, &refused);
+		json_object_set_new(r, "alerts", json_deep_copy(d->alert_report));
+		json_object_set_new(json_object_get(r, "alerts"), "receiver",
+				    d->receiver[0] ? json_string(d->receiver) : json_null());
+		json_object_set_new(json_object_get(r, "alerts"), "notifications",
+				    json_integer(got));
+		json_object_set_new(json_object_get(r, "alerts"), "refused", json_integer(refused));
+	}
 	json_object_set_new(r, "anomalies", drill_anomalies(d));
 	json_object_set_new(
 	    r, "cleanup", json_pack("{s:b,s:O}", "verified", d->cleanup_ok, "actions", d->cleanup));

@@ -298,6 +298,8 @@ static bool effect_seen(const json_t *events, const struct ev_fault *f, const st
 		for (s = 0; s < SC_SIG__COUNT; s++)
 			if (match_signal((enum sc_signal)s, e, f))
 				return true;
+		if (ev_is(e, "kind", "alert") && ev_is(e, "status", "firing"))
+			return true;
 	}
 	return false;
 }
@@ -320,10 +322,28 @@ static double last_event_ms(const json_t *events)
  * go to the event listed first. The stream is normally sorted, but merging
  * several nodes' clocks may leave small inversions, hence the full scan.
  */
+/* The alert:NAME signal of x that a firing notification e is, or NULL. */
+static const char *match_alert(const struct sc_expect *x, const json_t *e)
+{
+	const char *name;
+	unsigned int k;
+
+	if (!x || !ev_is(e, "kind", "alert") || !ev_is(e, "status", "firing"))
+		return NULL;
+	name = ev_str(e, "alertname");
+	for (k = 0; name && k < x->nr_alert_signals; k++)
+		if (!strcmp(x->alert_signals[k], name))
+			return x->alert_signals[k];
+	return NULL;
+}
+
+/* x: its alert:NAME signals count too (detection); NULL for none. */
 static void first_match(const json_t *events, const enum sc_signal *sigs, unsigned int nr,
-			const struct ev_fault *f, double within, bool by_type, struct ev_measure *m)
+			const struct sc_expect *x, const struct ev_fault *f, double within,
+			bool by_type, struct ev_measure *m)
 {
 	double best = INFINITY, t;
+	const char *alert;
 	const json_t *e;
 	unsigned int k;
 	size_t i;
@@ -332,6 +352,11 @@ static void first_match(const json_t *events, const enum sc_signal *sigs, unsign
 	json_array_foreach(events, i, e) {
 		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms || t >= best)
 			continue;
+		if ((alert = match_alert(x, e))) {
+			best = t;
+			snprintf(m->signal, sizeof(m->signal), "alert:%.24s", alert);
+			continue;
+		}
 		for (k = 0; k < nr; k++) {
 			if (!match_signal(sigs[k], e, f))
 				continue;
@@ -574,7 +599,7 @@ void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
 		}
 		return;
 	}
-	first_match(events, expect->signals, expect->nr_signals, f,
+	first_match(events, expect->signals, expect->nr_signals, expect, f,
 		    (double)expect->detection_within_ms, false, &r->detection);
 	if (!r->detection.seen && !r->detection.inconclusive && !effect_seen(events, f, expect)) {
 		/* nothing to judge detection on: say so rather than blame the alerting */
@@ -584,7 +609,7 @@ void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
 			 "MR or workload signal on any node after the injection");
 	}
 	if (r->isolation_checked) {
-		first_match(events, iso, 1, f, (double)expect->isolation_within_ms, true,
+		first_match(events, iso, 1, NULL, f, (double)expect->isolation_within_ms, true,
 			    &r->isolation);
 		if (!r->isolation.seen && f->rail < 0)
 			snprintf(r->isolation.note, sizeof(r->isolation.note),

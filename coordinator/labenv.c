@@ -74,10 +74,11 @@ static int labenv_script(const char *const *args)
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
-int labenv_up(unsigned int nodes, unsigned int rails)
+int labenv_up(unsigned int nodes, unsigned int rails, bool monitoring)
 {
 	char n[16], r[16];
-	const char *args[] = {"up", "--nodes", n, "--rails", r, NULL};
+	const char *args[] = {"up", "--nodes", n, "--rails", r, monitoring ? "--monitoring" : NULL,
+			      NULL};
 
 	snprintf(n, sizeof(n), "%u", nodes);
 	snprintf(r, sizeof(r), "%u", rails);

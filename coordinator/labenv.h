@@ -7,11 +7,12 @@
 #define RC_LABENV_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 /* The lab's state ($RDMACHAOS_LAB_DIR or <src>/build/lab, run/lab.json). -ENOENT: none up. */
 int labenv_load(json_t **lab);
-/* Runs `lab/lab.sh up --nodes N --rails R`; its progress goes to stderr. */
-int labenv_up(unsigned int nodes, unsigned int rails);
+/* Runs `lab/lab.sh up --nodes N --rails R [--monitoring]`; its progress goes to stderr. */
+int labenv_up(unsigned int nodes, unsigned int rails, bool monitoring);
 int labenv_down(void);
 /* The agent address ("127.0.0.1:17700") of a lab node, or NULL. */
 const char *labenv_agent(const json_t *lab, const char *node);

@@ -30,7 +30,7 @@ static void usage(FILE *f)
 	    "\n"
 	    "commands:\n"
 	    "  run SCENARIO [--lab] [--out DIR] [--dry-run] [--seed N] [--quiet]\n"
-	    "      [--progress auto|live|plain]\n"
+	    "      [--progress auto|live|plain] [--alert-receiver ADDR:PORT]\n"
 	    "        run a drill; writes report.json, report.md, report.html, junit.xml and\n"
 	    "        events.jsonl into DIR\n"
 	    "        (default runs/<UTC time>-<name>/). --lab runs it in the QEMU Soft-RoCE lab\n"
@@ -40,6 +40,8 @@ static void usage(FILE *f)
 	    "        On a terminal a live status line shows the phase, the fault in force and\n"
 	    "        throughput against the baseline (--progress auto); plain: one line per\n"
 	    "        event and a progress line every 5 s, as in CI logs.\n"
+	    "        --alert-receiver: listen there for Alertmanager's webhooks and check the\n"
+	    "        scenario's expect.alerts (docs/MONITORING.md).\n"
 	    "  lab up [--nodes N] [--rails R] [--accel tcg|kvm|auto] | status | exec NODE -- CMD | "
 	    "down\n"
 	    "        the multi-node Soft-RoCE lab (one QEMU guest per node, R rails each)\n"
@@ -136,6 +138,7 @@ static int cmd_run(int argc, char **argv)
 	    {"seed", required_argument, NULL, 's'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"progress", required_argument, NULL, 'p'},
+	    {"alert-receiver", required_argument, NULL, 'r'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"tls-dir", required_argument, NULL, OPT_TLS_DIR},
 	    {"ca", required_argument, NULL, OPT_TLS_CA},
@@ -151,7 +154,7 @@ static int cmd_run(int argc, char **argv)
 	int c, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "lo:ns:qp:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "lo:ns:qp:r:h", opts, NULL)) != -1) {
 		if (tls_opt(c, optarg, &tls))
 			continue;
 		switch (c) {
@@ -177,6 +180,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'q':
 			o.quiet = true;
+			break;
+		case 'r':
+			o.alert_receiver = optarg;
 			break;
 		case 'p':
 			if (!strcmp(optarg, "auto")) {

@@ -329,6 +329,8 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 		plan_stat(x->detection_stat));
 	for (i = 0; i < x->nr_signals; i++)
 		fprintf(f, " %s", sc_signal_name(x->signals[i]));
+	for (i = 0; i < x->nr_alert_signals; i++)
+		fprintf(f, " alert:%s", x->alert_signals[i]);
 	fprintf(f, "\n");
 	if (x->isolation_set)
 		fprintf(f, "             isolation within %.1f s%s\n",
@@ -341,6 +343,24 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 	if (x->max_lost >= 0 || x->max_corrupted >= 0)
 		fprintf(f, "             integrity: lost <= %lld, corrupted <= %lld\n",
 			(long long)x->max_lost, (long long)x->max_corrupted);
+	for (i = 0; i < x->nr_alerts; i++) {
+		const struct sc_alert_expect *a = &x->alerts[i];
+
+		fprintf(f, "             alert %s notified within %.1f s of the injection", a->name,
+			a->fire_within_ms / 1000.0);
+		if (a->resolve_within_ms)
+			fprintf(f, ", resolved within %.1f s of the revert",
+				a->resolve_within_ms / 1000.0);
+		fprintf(f, "%s\n", a->nr_faults ? " (for the faults it names)" : " (every fault)");
+	}
+	if (sc->monitoring == SC_MON_LAB)
+		fprintf(f, "  alerts:    from the lab's Prometheus and Alertmanager (lab up "
+			   "--monitoring) to the coordinator's receiver\n");
+	else if (sc->monitoring == SC_MON_EXTERNAL)
+		fprintf(f,
+			"  alerts:    Alertmanager's webhooks to http://%s/alerts (the coordinator "
+			"listens there)\n",
+			sc->receiver);
 	plan_print_safety(f, sc);
 	fprintf(f, "  cleanup:   every fault is reverted at its end, on error and on Ctrl-C, then "
 		   "every agent reverts what it still holds (revert_all) and verifies\n");

@@ -82,7 +82,7 @@ static const char *const signal_names[SC_SIG__COUNT] = {
 
 #define SC_SIGNAL_NAMES                                                                            \
 	"workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, "         \
-	"pfc_storm, pfc_pause, stall"
+	"pfc_storm, pfc_pause, stall, alert:NAME"
 
 const char *sc_signal_name(enum sc_signal s)
 {
@@ -1317,6 +1317,17 @@ static int parse_faults(struct pctx *c, yaml_node_t *seq)
 	return st;
 }
 
+/* A Prometheus alert name: [A-Za-z_][A-Za-z0-9_]*. */
+static bool alert_name_ok(const char *s)
+{
+	if (!*s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
 static int parse_signals(struct pctx *c, yaml_node_t *seq, struct sc_expect *e)
 {
 	const char *path0 = "expect.detection.signals";
@@ -1337,6 +1348,20 @@ static int parse_signals(struct pctx *c, yaml_node_t *seq, struct sc_expect *e)
 		yd_join_idx(path, path0, i);
 		if (keep(&st, yd_want_scalar(c->d, n, path)))
 			continue;
+		if (!strncmp(yd_scalar(n), "alert:", 6)) {
+			/* an alert from the monitoring counts as detection */
+			const char *name = yd_scalar(n) + 6;
+
+			if (!alert_name_ok(name) || strlen(name) >= SC_ALERT_NAME_LEN)
+				keep(&st, yd_fail(c->d, n, path,
+						  "\"%s\" is not an alert name; write alert:NAME, "
+						  "e.g. alert:RdmaPortDown",
+						  yd_scalar(n)));
+			else if (e->nr_alert_signals < SC_MAX_SIGNALS)
+				snprintf(e->alert_signals[e->nr_alert_signals++], SC_ALERT_NAME_LEN,
+					 "%s", name);
+			continue;
+		}
 		if (sc_signal_parse(yd_scalar(n), &s)) {
 			keep(&st, yd_fail(c->d, n, path,
 					  "\"%s\" is not a signal; use one of " SC_SIGNAL_NAMES,
@@ -1385,9 +1410,101 @@ static int parse_within(struct pctx *c, yaml_node_t *m, const char *path, uint64
 	return 0;
 }
 
+/* expect.alerts: [{name, fire_within, resolve_within, faults: [...]}] */
+static int parse_alerts(struct pctx *c, yaml_node_t *seq, struct sc_expect *e)
+{
+	static const char *const keys[] = {"name", "fire_within", "resolve_within", "faults", NULL};
+	const struct scenario *sc = c->sc;
+	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], fpath[YD_PATH_LEN];
+	unsigned int i, j, k, nr;
+	yaml_node_t *m, *n, *f;
+	int st = 0;
+
+	if (yd_want_seq(c->d, seq, "expect.alerts"))
+		return -EINVAL;
+	nr = (unsigned int)yd_seq_len(seq);
+	if (nr > SC_MAX_ALERTS)
+		return yd_fail(c->d, seq, "expect.alerts", "lists %u alerts; at most %d", nr,
+			       SC_MAX_ALERTS);
+	for (i = 0; i < nr; i++) {
+		struct sc_alert_expect *a = &e->alerts[e->nr_alerts];
+
+		m = yd_seq_item(c->d, seq, i);
+		yd_join_idx(path, "expect.alerts", i);
+		if (keep(&st, yd_want_map(c->d, m, path)) ||
+		    keep(&st, yd_check_keys(c->d, m, path, keys)))
+			continue;
+		memset(a, 0, sizeof(*a));
+		a->line = (int)yd_line(m);
+		yd_join(kpath, path, "name");
+		if (!(n = yd_map_get(c->d, m, "name"))) {
+			keep(&st,
+			     missing(c, m, path, "name",
+				     "the alert's name as the rule gives it, e.g. RdmaPortDown"));
+			continue;
+		}
+		if (keep(&st, yd_get_text(c->d, n, kpath, a->name, sizeof(a->name))))
+			continue;
+		if (!alert_name_ok(a->name)) {
+			keep(&st, yd_fail(c->d, n, kpath,
+					  "\"%s\" is not an alert name ([A-Za-z_][A-Za-z0-9_]*)",
+					  a->name));
+			continue;
+		}
+		for (j = 0; j < e->nr_alerts; j++)
+			if (!strcmp(e->alerts[j].name, a->name))
+				break;
+		if (j < e->nr_alerts) {
+			keep(&st, yd_fail(c->d, n, kpath, "%s is listed twice", a->name));
+			continue;
+		}
+		yd_join(kpath, path, "fire_within");
+		if (!(n = yd_map_get(c->d, m, "fire_within"))) {
+			keep(&st, missing(c, m, path, "fire_within",
+					  "how soon after the injection the notification must "
+					  "arrive, e.g. fire_within: 60s"));
+			continue;
+		}
+		if (keep(&st, get_duration_pos(c, n, kpath, &a->fire_within_ms)))
+			continue;
+		yd_join(kpath, path, "resolve_within");
+		if ((n = yd_map_get(c->d, m, "resolve_within")) &&
+		    keep(&st, get_duration_pos(c, n, kpath, &a->resolve_within_ms)))
+			continue;
+		if ((f = yd_map_get(c->d, m, "faults"))) {
+			yd_join(kpath, path, "faults");
+			if (keep(&st, yd_want_seq(c->d, f, kpath)))
+				continue;
+			for (k = 0; k < yd_seq_len(f) && k < SC_MAX_SIGNALS; k++) {
+				n = yd_seq_item(c->d, f, k);
+				yd_join_idx(fpath, kpath, k);
+				if (keep(&st, yd_get_text(c->d, n, fpath, a->faults[a->nr_faults],
+							  SC_NAME_LEN)))
+					continue;
+				for (j = 0; j < sc->nr_faults; j++)
+					if (!strcmp(sc->faults[j].name, a->faults[a->nr_faults]))
+						break;
+				if (j == sc->nr_faults)
+					keep(&st, yd_fail(c->d, n, fpath,
+							  "\"%s\" is not a fault of "
+							  "this drill",
+							  a->faults[a->nr_faults]));
+				else
+					a->nr_faults++;
+			}
+			if (yd_seq_len(f) > SC_MAX_SIGNALS)
+				keep(&st, yd_fail(c->d, f, kpath, "lists more than %d faults",
+						  SC_MAX_SIGNALS));
+		}
+		e->nr_alerts++;
+	}
+	return st;
+}
+
 static int parse_expect(struct pctx *c, yaml_node_t *ex)
 {
-	static const char *const keys[] = {"detection", "isolation", "recovery", "integrity", NULL};
+	static const char *const keys[] = {"detection", "isolation", "recovery",
+					   "integrity", "alerts",    NULL};
 	static const char *const det_keys[] = {"within", "stat", "signals", NULL};
 	static const char *const iso_keys[] = {"within", "stat", NULL};
 	static const char *const rec_keys[] = {"within",  "stat",   "throughput_ratio",
@@ -1470,6 +1587,8 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 			  yd_get_uint(c->d, n, "expect.integrity.corrupted", 0, INT64_MAX, &v)))
 			e->max_corrupted = (int64_t)v;
 	}
+	if ((m = yd_map_get(c->d, ex, "alerts")))
+		keep(&st, parse_alerts(c, m, e));
 	return st;
 }
 
@@ -1700,11 +1819,49 @@ static int parse_safety(struct pctx *c, yaml_node_t *m)
 	return st;
 }
 
+/* monitoring: lab | {receiver: "ADDR:PORT"} */
+static int parse_monitoring(struct pctx *c, yaml_node_t *n)
+{
+	static const char *const keys[] = {"receiver", NULL};
+	struct scenario *sc = c->sc;
+	yaml_node_t *r;
+	int ret;
+
+	if (n->type == YAML_SCALAR_NODE) {
+		if (strcmp(yd_scalar(n), "lab"))
+			return yd_fail(c->d, n, "monitoring",
+				       "\"%s\" is not a monitoring source; use lab (the lab's "
+				       "Prometheus and Alertmanager) or {receiver: ADDR:PORT} (an "
+				       "existing Alertmanager sends its webhooks there)",
+				       yd_scalar(n));
+		if (!sc->lab)
+			return yd_fail(c->d, n, "monitoring",
+				       "lab needs a lab: drill; on a cluster give {receiver: "
+				       "ADDR:PORT}");
+		sc->monitoring = SC_MON_LAB;
+		return 0;
+	}
+	if ((ret = yd_want_map(c->d, n, "monitoring")) ||
+	    (ret = yd_check_keys(c->d, n, "monitoring", keys)))
+		return ret;
+	if (!(r = yd_map_get(c->d, n, "receiver")))
+		return missing(c, n, "monitoring", "receiver",
+			       "where the coordinator listens for Alertmanager's webhooks, e.g. "
+			       "receiver: 0.0.0.0:17990");
+	if ((ret = yd_get_text(c->d, r, "monitoring.receiver", sc->receiver, sizeof(sc->receiver))))
+		return ret;
+	if (!strchr(sc->receiver, ':'))
+		return yd_fail(c->d, r, "monitoring.receiver", "\"%s\" is not ADDR:PORT",
+			       sc->receiver);
+	sc->monitoring = SC_MON_EXTERNAL;
+	return 0;
+}
+
 static int parse_root(struct pctx *c, yaml_node_t *root)
 {
-	static const char *const keys[] = {"name",     "description",  "owner",	 "lab",	   "nodes",
-					   "workload", "steady_state", "faults", "expect", "safety",
-					   NULL};
+	static const char *const keys[] = {"name",   "description", "owner",	    "lab",
+					   "nodes",  "workload",    "steady_state", "faults",
+					   "expect", "safety",	    "monitoring",   NULL};
 	struct scenario *sc = c->sc;
 	yaml_node_t *n, *lab, *nodes, *ss;
 	int st = 0;
@@ -1772,6 +1929,8 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 	sc->safety.lease_ms = SC_DEFAULT_LEASE_MS;
 	if ((n = yd_map_get(c->d, root, "safety")))
 		keep(&st, parse_safety(c, n));
+	if ((n = yd_map_get(c->d, root, "monitoring")))
+		keep(&st, parse_monitoring(c, n));
 	return st;
 }
 

@@ -105,7 +105,28 @@ struct sc_fault {
 enum sc_stat { SC_STAT_MAX, SC_STAT_P50, SC_STAT_P90 };
 const char *sc_stat_name(enum sc_stat s); /* "max", "p50", "p90" */
 
+/*
+ * An alert the monitoring must raise for a fault (expect.alerts): the
+ * notification must reach the coordinator's receiver within fire_within_ms of
+ * the injection, and its resolved notification within resolve_within_ms of
+ * the revert (0: not checked). nr_faults 0: for every fault.
+ */
+#define SC_MAX_ALERTS 16
+#define SC_ALERT_NAME_LEN 64
+struct sc_alert_expect {
+	char name[SC_ALERT_NAME_LEN];
+	uint64_t fire_within_ms;
+	uint64_t resolve_within_ms;
+	char faults[SC_MAX_SIGNALS][SC_NAME_LEN];
+	unsigned int nr_faults;
+	int line;
+};
+
 struct sc_expect {
+	struct sc_alert_expect alerts[SC_MAX_ALERTS];
+	unsigned int nr_alerts;
+	char alert_signals[SC_MAX_SIGNALS][SC_ALERT_NAME_LEN]; /* detection on alert:NAME */
+	unsigned int nr_alert_signals;
 	enum sc_stat detection_stat, isolation_stat, recovery_stat;
 	uint64_t detection_within_ms;
 	enum sc_signal signals[SC_MAX_SIGNALS];
@@ -160,8 +181,17 @@ struct sc_safety {
 	unsigned int nr_guards;
 };
 
+/* Where alerts come from (docs/MONITORING.md). */
+enum sc_monitoring {
+	SC_MON_NONE,	 /* not declared: alerts only if --alert-receiver is given */
+	SC_MON_LAB,	 /* monitoring: lab — the lab's Prometheus and Alertmanager */
+	SC_MON_EXTERNAL, /* monitoring: {receiver: ADDR:PORT} — an existing Alertmanager */
+};
+
 struct scenario {
 	char file[512];
+	enum sc_monitoring monitoring;
+	char receiver[64]; /* SC_MON_EXTERNAL: where the coordinator listens for webhooks */
 	char sha256[65];
 	char name[SC_NAME_LEN];
 	char description[512];

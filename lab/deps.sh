@@ -10,7 +10,7 @@ BUILD_PKGS=(
 	gcc make pkg-config
 	libibverbs-dev librdmacm-dev ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
-	liburing-dev libcmocka-dev libyaml-dev libjansson-dev libssl-dev
+	liburing-dev libcmocka-dev libyaml-dev libjansson-dev libssl-dev libmicrohttpd-dev
 	clang libclang-rt-dev llvm # fuzz harnesses (libFuzzer runtime, llvm-symbolizer)
 )
 # Checks of the reports: a real browser renders report.html; JUnit XML and
@@ -19,7 +19,7 @@ TEST_PKGS=(
 	chromium fonts-dejavu-core python3-pil python3-jsonschema libxml2-utils strace
 )
 LAB_PKGS=(
-	qemu-system-x86 busybox-static cpio kmod vde2 iproute2 xz-utils jq python3
+	qemu-system-x86 busybox-static cpio kmod vde2 iproute2 xz-utils jq python3 curl
 )
 
 missing=()

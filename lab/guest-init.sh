@@ -171,6 +171,7 @@ setsid "$REPO/build/rdmachaos-agent" \\
 	--audit-log "$SHARE/audit.jsonl" \\
 	--state-dir /run/rdmachaos/state \\
 	--pfc-emulate \\
+	${METRICS_PORT:+--metrics-listen 0.0.0.0:$METRICS_PORT} \\
 	>>"$SHARE/agent.out" 2>&1 </dev/null &
 echo \$! >"$SHARE/agent.pid"
 AGENT

@@ -36,6 +36,7 @@ CMD=${RDMACHAOS_LAB_CMD:-rdmachaos lab}
 QEMU=qemu-system-x86_64
 GUEST_AGENT_PORT=7707
 GUEST_EXEC_PORT=7708
+GUEST_METRICS_PORT=9464 # the agent's /metrics, with --monitoring
 EXIT_MARK=__RDMACHAOS_EXIT__
 
 msg() { echo "lab: $*"; }
@@ -49,9 +50,10 @@ usage() {
 	cat <<EOF
 usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
 
-  up [--nodes N] [--rails R] [--accel tcg|kvm|auto]
+  up [--nodes N] [--rails R] [--accel tcg|kvm|auto] [--monitoring]
         boot N guests (default 2, at most 26) with R data rails each (default 2, at most 4);
-        waits until every node's exec service (and agent, if built) answers
+        waits until every node's exec service (and agent, if built) answers. --monitoring:
+        also Debian's Prometheus and Alertmanager on host loopback (docs/MONITORING.md)
   status [--json]
         show the lab that is up; --json prints its state file (run/lab.json)
   exec NODE [--timeout S] -- CMD...
@@ -91,6 +93,11 @@ since() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; 
 node_name() { printf 'node-%b' "\\x$(printf %x $((97 + $1)))"; }
 agent_port() { echo $((PORT_BASE + 2 * $1)); }
 exec_port() { echo $((PORT_BASE + 2 * $1 + 1)); }
+# --monitoring: node i's agent /metrics, Prometheus, Alertmanager, the coordinator's receiver
+metrics_port() { echo $((PORT_BASE + 60 + $1)); }
+prometheus_port() { echo $((PORT_BASE + 90)); }
+alertmanager_port() { echo $((PORT_BASE + 91)); }
+receiver_port() { echo $((PORT_BASE + 92)); }
 rail_addr() { echo "192.0.2.$((64 * $1 + $2 + 1))"; } # rail, node
 rail_mac() { printf '52:54:00:%02x:%02x:01' "$1" "$2"; }
 ctl_mac() { printf '52:54:00:fe:%02x:01' "$1"; }
@@ -368,7 +375,7 @@ start_qemu() { # index N R
 		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off rdmachaos.init=$LAB_SRC/guest-init.sh$KEEP"
 		-virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap"
-		-netdev "user,id=ctl,restrict=on,hostfwd=tcp:127.0.0.1:$(agent_port "$i")-:$GUEST_AGENT_PORT,hostfwd=tcp:127.0.0.1:$(exec_port "$i")-:$GUEST_EXEC_PORT"
+		-netdev "user,id=ctl,restrict=on,hostfwd=tcp:127.0.0.1:$(agent_port "$i")-:$GUEST_AGENT_PORT,hostfwd=tcp:127.0.0.1:$(exec_port "$i")-:$GUEST_EXEC_PORT${MONITORING:+,hostfwd=tcp:127.0.0.1:$(metrics_port "$i")-:$GUEST_METRICS_PORT}"
 		-device "virtio-net-pci,netdev=ctl,mac=$(ctl_mac "$i"),romfile="
 	)
 	if [ "$ACCEL" = kvm ]; then
@@ -415,6 +422,7 @@ RAIL_MACS='${macs% }'
 RAIL_ADDRS='${addrs% }'
 START_AGENT=$4
 TLS_DIR='$TLS_DIR'
+METRICS_PORT=${MONITORING:+$GUEST_METRICS_PORT}
 EOF
 }
 
@@ -438,9 +446,19 @@ write_state() { # N R
 			printf ']}'
 			sep=","
 		done
-		printf '],"rails":%d,"accel":"%s","kernel":"%s","port_base":%d,"started_at":"%s","dir":%s,"pki":%s}\n' \
+		printf '],"rails":%d,"accel":"%s","kernel":"%s","port_base":%d,"started_at":"%s","dir":%s,"pki":%s' \
 			"$rails" "$ACCEL" "$KVER" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
 			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)"
+		if [ -n "$MONITORING" ]; then
+			printf ',"monitoring":{"prometheus":"http://127.0.0.1:%d","alertmanager":"http://127.0.0.1:%d","receiver":"127.0.0.1:%d","metrics":[' \
+				"$(prometheus_port)" "$(alertmanager_port)" "$(receiver_port)"
+			for ((i = 0; i < n; i++)); do
+				printf '%s"127.0.0.1:%d"' "$([ "$i" -gt 0 ] && echo ,)" "$(metrics_port "$i")"
+			done
+			printf ']}'
+		fi
+		printf '}\n'
+
 	} >"$RUN/lab.json.tmp"
 	{
 		echo "LAB_NODES=$n"
@@ -449,6 +467,7 @@ write_state() { # N R
 		echo "LAB_STARTED=$started"
 		echo "LAB_PORT_BASE=$PORT_BASE"
 		echo "LAB_PKI='$TLS_DIR'"
+		echo "LAB_MONITORING=$MONITORING"
 		printf 'LAB_PIDS="'
 		for ((i = 0; i < n; i++)); do printf '%s ' "$(cat "$RUN/$(node_name "$i").pid")"; done
 		printf '"\n'
@@ -488,6 +507,7 @@ console_tail() {
 
 cmd_up() {
 	local n=2 rails=2 accel=${RDMACHAOS_LAB_ACCEL:-auto} i r name p t0 start_agent=1
+	MONITORING=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--nodes) n=${2:?--nodes needs a number}; shift 2 ;;
@@ -496,6 +516,7 @@ cmd_up() {
 		--rails=*) rails=${1#*=}; shift ;;
 		--accel) accel=${2:?--accel needs tcg, kvm or auto}; shift 2 ;;
 		--accel=*) accel=${1#*=}; shift ;;
+		--monitoring) MONITORING=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) die "up: unknown argument '$1' (see: $CMD --help)" ;;
 		esac
@@ -524,6 +545,12 @@ cmd_up() {
 
 	local ports=()
 	for ((i = 0; i < n; i++)); do ports+=("$(agent_port "$i")" "$(exec_port "$i")"); done
+	if [ -n "$MONITORING" ]; then
+		[ "$start_agent" = 1 ] || die "up: --monitoring needs the agents (drop RDMACHAOS_LAB_NO_AGENT)"
+		for ((i = 0; i < n; i++)); do ports+=("$(metrics_port "$i")"); done
+		ports+=("$(prometheus_port)" "$(alertmanager_port)" "$(receiver_port)")
+		MON_BIN=$(bash "$LAB_SRC/../monitoring/fetch.sh") || die "up: --monitoring: Prometheus and Alertmanager could not be fetched"
+	fi
 	if [ "$n" -eq 2 ]; then
 		for ((r = 0; r < rails; r++)); do ports+=($((PORT_BASE + 4 + r))); done
 	fi
@@ -623,10 +650,80 @@ cmd_up() {
 		sleep 0.2
 	done
 
+	[ -z "$MONITORING" ] || start_monitoring "$n"
 	write_state "$n" "$rails"
 	UP_DONE=1
 	trap - EXIT INT TERM
 	msg "up: $n node$([ "$n" -eq 1 ] || echo s) x $rails rail$([ "$rails" -eq 1 ] || echo s) ($ACCEL) in $(since "$t0") s; state: $RUN/lab.json"
+}
+
+# --monitoring: Debian's Prometheus and Alertmanager (monitoring/fetch.sh, never installed) on
+# host loopback, scraping every agent's /metrics through its hostfwd each second, evaluating
+# monitoring/rules each second and sending to the coordinator's receiver (rdmachaos run picks
+# its address from lab.json). Their pidfiles sit in run/, so down stops them with the guests.
+start_monitoring() { # N
+	local n=$1 i mon=$RUN/monitoring targets="" ready
+	mkdir -p "$mon/prometheus" "$mon/alertmanager"
+	for ((i = 0; i < n; i++)); do targets+="${targets:+, }'127.0.0.1:$(metrics_port "$i")'"; done
+	cat >"$mon/prometheus.yml" <<PROM
+# Written by lab/lab.sh up --monitoring. Lab speeds: see docs/MONITORING.md for production ones.
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+rule_files:
+  - '$REPO/monitoring/rules/rdmachaos.rules.yml'
+alerting:
+  alertmanagers:
+    - static_configs:
+        - targets: ['127.0.0.1:$(alertmanager_port)']
+scrape_configs:
+  - job_name: rdmachaos-agents
+    honor_labels: true
+    static_configs:
+      - targets: [$targets]
+PROM
+	cat >"$mon/alertmanager.yml" <<AM
+# Written by lab/lab.sh up --monitoring: every alert goes to the coordinator's receiver.
+route:
+  receiver: rdmachaos
+  group_by: ['alertname', 'node', 'netdev', 'device', 'port', 'priority', 'wl_id']
+  group_wait: 1s
+  group_interval: 1s
+  repeat_interval: 1h
+receivers:
+  - name: rdmachaos
+    webhook_configs:
+      - url: 'http://127.0.0.1:$(receiver_port)/alerts'
+        send_resolved: true
+AM
+	"$MON_BIN/promtool" check config "$mon/prometheus.yml" >"$mon/check.log" 2>&1 ||
+		{ cat "$mon/check.log" >&2; die "up: the lab's prometheus.yml does not check"; }
+	setsid "$MON_BIN/prometheus" --config.file="$mon/prometheus.yml" \
+		--storage.tsdb.path="$mon/prometheus" --web.listen-address="127.0.0.1:$(prometheus_port)" \
+		--rules.alert.resend-delay=1s </dev/null >"$mon/prometheus.log" 2>&1 9>&- 8>&- &
+	echo $! >"$RUN/prometheus.pid"
+	# Debian's Alertmanager reads its default template from /usr/share/prometheus/alertmanager,
+	# which it would find only if installed: give it the unpacked one in a private mount
+	# namespace (a tmpfs over /usr/share there), so the host's /usr/share stays untouched.
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	setsid unshare --mount --propagation private sh -c \
+		'mount -t tmpfs -o mode=755 rdmachaos-lab /usr/share && mkdir -p /usr/share/prometheus &&
+		mount --bind "$1" /usr/share/prometheus && shift && exec "$@"' sh \
+		"${MON_BIN%/bin}/share/prometheus" "$MON_BIN/prometheus-alertmanager" \
+		--config.file="$mon/alertmanager.yml" --storage.path="$mon/alertmanager" \
+		--web.listen-address="127.0.0.1:$(alertmanager_port)" --cluster.listen-address= \
+		</dev/null >"$mon/alertmanager.log" 2>&1 9>&- 8>&- &
+	echo $! >"$RUN/alertmanager.pid"
+	for ready in "$(prometheus_port)" "$(alertmanager_port)"; do
+		for i in $(seq 100); do
+			curl -fs "http://127.0.0.1:$ready/-/ready" >/dev/null 2>&1 && break
+			sleep 0.2
+		done
+		curl -fs "http://127.0.0.1:$ready/-/ready" >/dev/null 2>&1 ||
+			{ tail -n 20 "$mon"/*.log >&2; die "up: --monitoring: 127.0.0.1:$ready did not get ready"; }
+	done
+	msg "monitoring: Prometheus http://127.0.0.1:$(prometheus_port), Alertmanager http://127.0.0.1:$(alertmanager_port) -> receiver 127.0.0.1:$(receiver_port)"
 }
 
 # ---------------------------------------------------------------- status / exec / down

@@ -33,6 +33,13 @@ int report_write_junit(const char *path, const json_t *report);
  */
 json_t *report_readiness(const json_t *report);
 json_t *report_action_items(const json_t *report);
+/*
+ * What a writer shows: report["readiness"] when it is whole (a category and
+ * a rule), report["action_items"] when it is an array, else derived again as
+ * above (an older report). A new reference; the caller decrefs.
+ */
+json_t *report_readiness_of(const json_t *report);
+json_t *report_action_items_of(const json_t *report);
 /* One event object per line. */
 int report_write_events(const char *path, const json_t *events);
 

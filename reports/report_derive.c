@@ -15,53 +15,7 @@
 #include <string.h>
 
 #include "reports/report.h"
-
-/* ---- JSON access that tolerates anything -------------------------------- */
-
-/* o["a"]["b"]... for a dotted path; NULL when any step is missing or not an object. */
-static const json_t *jget(const json_t *o, const char *path)
-{
-	char key[64];
-	const char *dot;
-	size_t len;
-
-	while (o && *path) {
-		dot = strchr(path, '.');
-		len = dot ? (size_t)(dot - path) : strlen(path);
-		if (len >= sizeof(key))
-			return NULL;
-		memcpy(key, path, len);
-		key[len] = '\0';
-		o = json_is_object(o) ? json_object_get(o, key) : NULL;
-		path += len + (dot ? 1 : 0);
-	}
-	return o;
-}
-
-static const char *jstr(const json_t *o, const char *path)
-{
-	return json_string_value(jget(o, path));
-}
-
-static bool jnum(const json_t *o, const char *path, double *v)
-{
-	const json_t *j = jget(o, path);
-
-	if (!json_is_number(j))
-		return false;
-	*v = json_number_value(j);
-	return true;
-}
-
-static bool jtrue(const json_t *o, const char *path)
-{
-	return json_is_true(jget(o, path));
-}
-
-static bool streq(const char *a, const char *b)
-{
-	return a && b && !strcmp(a, b);
-}
+#include "reports/report_util.h"
 
 /* ---- formatting --------------------------------------------------------- */
 
@@ -74,13 +28,8 @@ static const char *fmt_dur(double ms, char *buf, size_t len)
 		snprintf(buf, len, "?");
 		return buf;
 	}
-	if (ms < 1000) {
-		if (ms < 10 && fabs(ms - round(ms)) >= 0.05)
-			snprintf(buf, len, "%.1f ms", ms);
-		else
-			snprintf(buf, len, "%.0f ms", ms);
-		return buf;
-	}
+	if (ms < 1000)
+		return ru_fmt_ms(ms, buf, len);
 	r = llround(ms);
 	if (r % 1000 == 0)
 		snprintf(buf, len, "%lld s", r / 1000);
@@ -150,10 +99,10 @@ __attribute__((format(printf, 3, 4))) static const char *fmt(char *buf, size_t l
 
 static bool verdict_known(const json_t *r)
 {
-	const char *v = jstr(r, "verdict");
+	const char *v = ru_str(r, "verdict");
 
-	return streq(v, "pass") || streq(v, "fail") || streq(v, "inconclusive") ||
-	       streq(v, "cleanup_failed");
+	return ru_streq(v, "pass") || ru_streq(v, "fail") || ru_streq(v, "inconclusive") ||
+	       ru_streq(v, "cleanup_failed");
 }
 
 static bool integrity_over(const json_t *r, const char *what, double *got, double *max)
@@ -162,7 +111,7 @@ static bool integrity_over(const json_t *r, const char *what, double *got, doubl
 
 	snprintf(in, sizeof(in), "workload.integrity.%s", what);
 	snprintf(lim, sizeof(lim), "expect.integrity.%s", what);
-	return jnum(r, in, got) && jnum(r, lim, max) && *got > *max;
+	return ru_num(r, in, got) && ru_num(r, lim, max) && *got > *max;
 }
 
 static bool integrity_violated(const json_t *r)
@@ -177,10 +126,10 @@ static bool guard_tripped(const json_t *r)
 	const json_t *g;
 	size_t i;
 
-	if (json_is_number(jget(r, "safety.aborted_by")))
+	if (json_is_number(ru_get(r, "safety.aborted_by")))
 		return true;
-	json_array_foreach(jget(r, "safety.guards"), i, g)
-		if (jtrue(g, "tripped"))
+	json_array_foreach(ru_get(r, "safety.guards"), i, g)
+		if (ru_true(g, "tripped"))
 			return true;
 	return false;
 }
@@ -192,7 +141,7 @@ static bool guard_tripped(const json_t *r)
  */
 static json_t *anomaly_event(const json_t *a)
 {
-	const json_t *what = jget(a, "what");
+	const json_t *what = ru_get(a, "what");
 	const char *s = json_string_value(what);
 
 	if (json_is_object(what))
@@ -214,8 +163,8 @@ static bool anomaly_matters(const json_t *a)
 	if (!a || json_is_null(a))
 		return false;
 	ev = anomaly_event(a);
-	minor = ev && streq(jstr(ev, "kind"), "agent") &&
-		(streq(jstr(ev, "level"), "info") || streq(jstr(ev, "level"), "debug"));
+	minor = ev && ru_streq(ru_str(ev, "kind"), "agent") &&
+		(ru_streq(ru_str(ev, "level"), "info") || ru_streq(ru_str(ev, "level"), "debug"));
 	json_decref(ev);
 	return !minor;
 }
@@ -225,7 +174,7 @@ static size_t anomalies_that_matter(const json_t *r)
 	const json_t *a;
 	size_t i, n = 0;
 
-	json_array_foreach(jget(r, "anomalies"), i, a)
+	json_array_foreach(ru_get(r, "anomalies"), i, a)
 		n += anomaly_matters(a);
 	return n;
 }
@@ -290,19 +239,19 @@ static const struct {
 
 static enum rd_rule readiness_rule(const json_t *r)
 {
-	const char *v = jstr(r, "verdict");
+	const char *v = ru_str(r, "verdict");
 
 	if (!verdict_known(r))
 		return RD_NO_VERDICT;
-	if (streq(v, "cleanup_failed") || !jtrue(r, "cleanup.verified"))
+	if (ru_streq(v, "cleanup_failed") || !ru_true(r, "cleanup.verified"))
 		return RD_CLEANUP;
 	if (integrity_violated(r))
 		return RD_INTEGRITY;
 	if (guard_tripped(r))
 		return RD_GUARD;
-	if (streq(v, "fail"))
+	if (ru_streq(v, "fail"))
 		return RD_FAIL;
-	if (streq(v, "inconclusive"))
+	if (ru_streq(v, "inconclusive"))
 		return RD_INCONCLUSIVE;
 	if (anomalies_that_matter(r))
 		return RD_ANOMALIES;
@@ -315,6 +264,15 @@ json_t *report_readiness(const json_t *report)
 
 	return json_pack("{s:s,s:s,s:s}", "category", rd_rules[k].category, "label",
 			 rd_rules[k].label, "rule", rd_rules[k].rule);
+}
+
+json_t *report_readiness_of(const json_t *report)
+{
+	const json_t *rd = ru_get(report, "readiness");
+
+	if (ru_str(rd, "category") && ru_str(rd, "rule"))
+		return json_incref((json_t *)rd);
+	return report_readiness(report);
 }
 
 /* ---- action items --------------------------------------------------------- */
@@ -337,7 +295,7 @@ static bool reason_starting(const json_t *r, const char *prefix, const char **fo
 	const json_t *s;
 	size_t i;
 
-	json_array_foreach(jget(r, "reasons"), i, s) {
+	json_array_foreach(ru_get(r, "reasons"), i, s) {
 		const char *t = json_string_value(s);
 
 		if (t && !strncmp(t, prefix, strlen(prefix))) {
@@ -357,7 +315,7 @@ static bool drill_cut_short(const json_t *r)
 
 static bool fault_injected(const json_t *f)
 {
-	return json_is_number(jget(f, "injected_ms"));
+	return json_is_number(ru_get(f, "injected_ms"));
 }
 
 /* The fault whose window [injected, reverted] holds t, when exactly one does. */
@@ -368,12 +326,12 @@ static const char *fault_at(const json_t *r, double t)
 	double from, to;
 	size_t i, n = 0;
 
-	json_array_foreach(jget(r, "faults"), i, f) {
-		if (!jnum(f, "injected_ms", &from) || t < from)
+	json_array_foreach(ru_get(r, "faults"), i, f) {
+		if (!ru_num(f, "injected_ms", &from) || t < from)
 			continue;
-		if (jnum(f, "reverted_ms", &to) && t > to)
+		if (ru_num(f, "reverted_ms", &to) && t > to)
 			continue;
-		id = jstr(f, "id");
+		id = ru_str(f, "id");
 		n++;
 	}
 	return n == 1 ? id : NULL;
@@ -386,7 +344,7 @@ static const char *expected_signals(const json_t *r, char *buf, size_t len)
 	size_t i, off = 0;
 
 	buf[0] = '\0';
-	json_array_foreach(jget(r, "expect.detection.signals"), i, s) {
+	json_array_foreach(ru_get(r, "expect.detection.signals"), i, s) {
 		if (!json_is_string(s) || off >= len)
 			continue;
 		off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? ", " : "",
@@ -397,7 +355,7 @@ static const char *expected_signals(const json_t *r, char *buf, size_t len)
 
 static bool is_note(const json_t *m, const char *note)
 {
-	return streq(jstr(m, "note"), note);
+	return ru_streq(ru_str(m, "note"), note);
 }
 
 /* One trial of a repeated fault (repeat:, schedule:): the fault's name, else NULL. */
@@ -405,9 +363,9 @@ static const char *trial_base(const json_t *f)
 {
 	double n;
 
-	if (!jstr(f, "fault") || !jnum(f, "trials", &n) || n <= 1)
+	if (!ru_str(f, "fault") || !ru_num(f, "trials", &n) || n <= 1)
 		return NULL;
-	return jstr(f, "fault");
+	return ru_str(f, "fault");
 }
 
 /*
@@ -423,7 +381,7 @@ static bool judged_alone(const json_t *r, const json_t *f, const char *phase)
 	if (!trial_base(f))
 		return true;
 	snprintf(path, sizeof(path), "expect.%s.stat", phase);
-	st = jstr(r, path);
+	st = ru_str(r, path);
 	return !st || !strcmp(st, "max");
 }
 
@@ -435,10 +393,10 @@ static bool judged_alone(const json_t *r, const json_t *f, const char *phase)
 static void item_unjudged(json_t *items, const json_t *r, const char *id, const char *what,
 			  const json_t *m)
 {
-	const char *note = jstr(m, "note");
+	const char *note = ru_str(m, "note");
 	char item[ITEM_LEN], because[ITEM_LEN];
 
-	if (!jtrue(m, "inconclusive") || is_note(m, "not injected") ||
+	if (!ru_true(m, "inconclusive") || is_note(m, "not injected") ||
 	    (note && strstr(note, "baseline")))
 		return;
 	if (is_note(m, "the drill ended before the window closed")) {
@@ -458,20 +416,20 @@ static void item_unjudged(json_t *items, const json_t *r, const char *id, const 
 
 static void item_detection(json_t *items, const json_t *r, const json_t *f, const char *id)
 {
-	const json_t *m = jget(f, "detection");
-	const char *sig = jstr(m, "signal"), *note = jstr(m, "note");
+	const json_t *m = ru_get(f, "detection");
+	const char *sig = ru_str(m, "signal"), *note = ru_str(m, "note");
 	char item[ITEM_LEN], because[ITEM_LEN], a[32], b[32], sigs[256];
 	double ms, thr = NAN;
 
-	if (!json_is_object(m) || jtrue(m, "ok") || !judged_alone(r, f, "detection"))
+	if (!json_is_object(m) || ru_true(m, "ok") || !judged_alone(r, f, "detection"))
 		return;
-	if (jtrue(m, "inconclusive")) {
+	if (ru_true(m, "inconclusive")) {
 		item_unjudged(items, r, id, "detection", m);
 		return;
 	}
-	jnum(m, "threshold_ms", &thr);
-	if (jnum(m, "ms", &ms)) {
-		if (streq(sig, "workload_error") || streq(sig, "stall") || !sig) {
+	ru_num(m, "threshold_ms", &thr);
+	if (ru_num(m, "ms", &ms)) {
+		if (ru_streq(sig, "workload_error") || ru_streq(sig, "stall") || !sig) {
 			fmt(item, sizeof(item),
 			    "add an alert on port state (port_event) or link state (link_event), "
 			    "so the fault is seen before the job fails");
@@ -497,28 +455,28 @@ static void item_detection(json_t *items, const json_t *r, const json_t *f, cons
 	    "counter): none of the expected ones fired");
 	fmt(because, sizeof(because), "detection not seen within %s (signals: %s)%s%s",
 	    fmt_dur(thr, b, sizeof(b)), sigs[0] ? sigs : "none listed",
-	    note && !streq(note, "not seen") ? ": " : "",
-	    note && !streq(note, "not seen") ? note : "");
+	    note && !ru_streq(note, "not seen") ? ": " : "",
+	    note && !ru_streq(note, "not seen") ? note : "");
 	add_item(items, id, item, because);
 }
 
 static void item_isolation(json_t *items, const json_t *r, const json_t *f, const char *id)
 {
-	const json_t *m = jget(f, "isolation");
-	const char *note = jstr(m, "note");
+	const json_t *m = ru_get(f, "isolation");
+	const char *note = ru_str(m, "note");
 	char because[ITEM_LEN], a[32], b[32], detail[128];
 	double ms, thr = NAN, rail;
 
-	if (!json_is_object(m) || jtrue(m, "ok") || !judged_alone(r, f, "isolation"))
+	if (!json_is_object(m) || ru_true(m, "ok") || !judged_alone(r, f, "isolation"))
 		return;
-	if (jtrue(m, "inconclusive")) {
+	if (ru_true(m, "inconclusive")) {
 		item_unjudged(items, r, id, "isolation", m);
 		return;
 	}
-	jnum(m, "threshold_ms", &thr);
-	if (jnum(m, "ms", &ms)) {
+	ru_num(m, "threshold_ms", &thr);
+	if (ru_num(m, "ms", &ms)) {
 		fmt(because, sizeof(because), "isolation %s > %s (%s)", fmt_dur(ms, a, sizeof(a)),
-		    fmt_dur(thr, b, sizeof(b)), jstr(m, "signal") ?: "unnamed signal");
+		    fmt_dur(thr, b, sizeof(b)), ru_str(m, "signal") ?: "unnamed signal");
 		add_item(items, id,
 			 "check the job's failover (multi-rail / bonding): it left the faulty path "
 			 "too late",
@@ -527,7 +485,7 @@ static void item_isolation(json_t *items, const json_t *r, const json_t *f, cons
 	}
 	if (note && strcmp(note, "not seen"))
 		fmt(detail, sizeof(detail), "%s", note);
-	else if (jnum(f, "target.rail", &rail))
+	else if (ru_num(f, "target.rail", &rail))
 		fmt(detail, sizeof(detail), "no rail_down or failover of rail %.0f", rail);
 	else
 		fmt(detail, sizeof(detail), "no rail_down or failover");
@@ -540,27 +498,27 @@ static void item_isolation(json_t *items, const json_t *r, const json_t *f, cons
 
 static void item_recovery(json_t *items, const json_t *r, const json_t *f, const char *id)
 {
-	const json_t *m = jget(f, "recovery");
-	const char *note = jstr(m, "note");
+	const json_t *m = ru_get(f, "recovery");
+	const char *note = ru_str(m, "note");
 	char because[ITEM_LEN], a[32], b[32], share[96], qp[64];
 	double ms, thr = NAN, ratio, base, t, n;
 
-	if (!json_is_object(m) || jtrue(m, "ok") || !judged_alone(r, f, "recovery"))
+	if (!json_is_object(m) || ru_true(m, "ok") || !judged_alone(r, f, "recovery"))
 		return;
-	if (jtrue(m, "inconclusive")) {
+	if (ru_true(m, "inconclusive")) {
 		item_unjudged(items, r, id, "recovery", m);
 		return;
 	}
-	jnum(m, "threshold_ms", &thr);
-	if (jnum(r, "expect.recovery.throughput_ratio", &ratio) &&
-	    jnum(r, "workload.baseline.throughput_mbps", &base))
+	ru_num(m, "threshold_ms", &thr);
+	if (ru_num(r, "expect.recovery.throughput_ratio", &ratio) &&
+	    ru_num(r, "workload.baseline.throughput_mbps", &base))
 		fmt(share, sizeof(share), "%.0f%% of the %.1f MB/s baseline", ratio * 100, base);
 	else
 		fmt(share, sizeof(share), "the expected share of the baseline");
 	qp[0] = '\0';
-	if (jnum(r, "workload.qp.timeout", &t) && jnum(r, "workload.qp.retry_cnt", &n))
+	if (ru_num(r, "workload.qp.timeout", &t) && ru_num(r, "workload.qp.retry_cnt", &n))
 		fmt(qp, sizeof(qp), " (QP timeout %.0f, retry_cnt %.0f)", t, n);
-	if (jnum(m, "ms", &ms)) {
+	if (ru_num(m, "ms", &ms)) {
 		fmt(because, sizeof(because), "recovery %s > %s: throughput stayed below %s%s",
 		    fmt_dur(ms, a, sizeof(a)), fmt_dur(thr, b, sizeof(b)), share, qp);
 		add_item(items, id,
@@ -582,21 +540,21 @@ static void item_recovery(json_t *items, const json_t *r, const json_t *f, const
 static const char *pfc_prevention(const json_t *r, const json_t *f, char *buf, size_t len)
 {
 	const json_t *n, *nd, *p;
-	const char *sender = jstr(f, "target.node");
+	const char *sender = ru_str(f, "target.node");
 	size_t i, k, off = 0;
 	double rail, ndrail;
 	char v[32];
 
 	buf[0] = '\0';
-	if (!jnum(f, "target.rail", &rail))
+	if (!ru_num(f, "target.rail", &rail))
 		return buf;
-	json_array_foreach(jget(r, "environment.nodes"), i, n) {
-		if (streq(jstr(n, "name"), sender))
+	json_array_foreach(ru_get(r, "environment.nodes"), i, n) {
+		if (ru_streq(ru_str(n, "name"), sender))
 			continue;
-		json_array_foreach(jget(n, "netdevs"), k, nd) {
-			if (!jnum(nd, "rail", &ndrail) || ndrail != rail)
+		json_array_foreach(ru_get(n, "netdevs"), k, nd) {
+			if (!ru_num(nd, "rail", &ndrail) || ndrail != rail)
 				continue;
-			p = jget(nd, "pfc.prevention_tout_ms");
+			p = ru_get(nd, "pfc.prevention_tout_ms");
 			if (json_is_string(p))
 				snprintf(v, sizeof(v), "%s", json_string_value(p));
 			else if (json_is_number(p))
@@ -606,8 +564,8 @@ static const char *pfc_prevention(const json_t *r, const json_t *f, char *buf, s
 			if (off < len)
 				off += (size_t)snprintf(buf + off, len - off, "%s %s on %s %s",
 							off ? "," : "; storm prevention", v,
-							jstr(n, "name") ?: "?",
-							jstr(nd, "name") ?: "?");
+							ru_str(n, "name") ?: "?",
+							ru_str(nd, "name") ?: "?");
 		}
 	}
 	trim_utf8(buf);
@@ -616,16 +574,16 @@ static const char *pfc_prevention(const json_t *r, const json_t *f, char *buf, s
 
 static void item_pfc(json_t *items, const json_t *r, const json_t *f, const char *id)
 {
-	const json_t *p = jget(f, "pfc");
+	const json_t *p = ru_get(f, "pfc");
 	char because[ITEM_LEN], prev[256], s[32], rc[32];
 	double sent = NAN, rcvd = 0, nic = 0;
 
-	if (!streq(jstr(f, "injector"), "pfc_storm") || !json_is_object(p) ||
-	    json_is_number(jget(p, "storm_detected_ms")))
+	if (!ru_streq(ru_str(f, "injector"), "pfc_storm") || !json_is_object(p) ||
+	    json_is_number(ru_get(p, "storm_detected_ms")))
 		return;
-	jnum(p, "frames_sent", &sent);
-	jnum(p, "frames_received", &rcvd);
-	jnum(p, "nic_pause_frames", &nic);
+	ru_num(p, "frames_sent", &sent);
+	ru_num(p, "frames_received", &rcvd);
+	ru_num(p, "nic_pause_frames", &nic);
 	if (!(rcvd > 0) && !(nic > 0)) {
 		fmt(because, sizeof(because),
 		    "%s pause frames sent, none counted by any agent or NIC: the storm never "
@@ -650,15 +608,15 @@ static void item_pfc(json_t *items, const json_t *r, const json_t *f, const char
 
 static void items_fault(json_t *items, const json_t *r, const json_t *f)
 {
-	const char *id = jstr(f, "id");
+	const char *id = ru_str(f, "id");
 	char because[ITEM_LEN];
 
 	if (!json_is_object(f))
 		return;
 	if (!fault_injected(f)) {
-		if (jstr(f, "error"))
+		if (ru_str(f, "error"))
 			fmt(because, sizeof(because), "%s was not injected: %s",
-			    id ? id : "the fault", jstr(f, "error"));
+			    id ? id : "the fault", ru_str(f, "error"));
 		else
 			fmt(because, sizeof(because), "%s was not injected (no error recorded)",
 			    id ? id : "the fault");
@@ -690,7 +648,7 @@ static void stat_dur(const json_t *st, const char *key, char *buf, size_t len)
 {
 	double v;
 
-	if (jnum(st, key, &v))
+	if (ru_num(st, key, &v))
 		fmt_dur(v, buf, len);
 	else
 		snprintf(buf, len, "not seen");
@@ -704,8 +662,8 @@ static void items_stats(json_t *items, const json_t *r, const json_t *any_trial,
 	double v, thr = NAN, judged = 0, seen = 0;
 	size_t i, k;
 
-	json_array_foreach(jget(r, "trials"), i, t)
-		if (streq(jstr(t, "fault"), base))
+	json_array_foreach(ru_get(r, "trials"), i, t)
+		if (ru_streq(ru_str(t, "fault"), base))
 			found = t;
 	if (!found)
 		return;
@@ -715,10 +673,10 @@ static void items_stats(json_t *items, const json_t *r, const json_t *any_trial,
 		const char *stat;
 
 		snprintf(path, sizeof(path), "expect.%s.stat", phase);
-		stat = jstr(r, path) ?: "max";
+		stat = ru_str(r, path) ?: "max";
 		if (judged_alone(r, any_trial, phase) || !json_object_get(found, phase))
 			continue;
-		st = jget(found, phase);
+		st = ru_get(found, phase);
 		if (!json_is_object(st)) {
 			if (drill_cut_short(r))
 				continue;
@@ -730,12 +688,12 @@ static void items_stats(json_t *items, const json_t *r, const json_t *any_trial,
 				 because);
 			continue;
 		}
-		if (jtrue(st, "ok"))
+		if (ru_true(st, "ok"))
 			continue;
-		jnum(st, "threshold_ms", &thr);
-		jnum(st, "judged", &judged);
-		jnum(st, "seen", &seen);
-		if (jnum(st, "value", &v)) {
+		ru_num(st, "threshold_ms", &thr);
+		ru_num(st, "judged", &judged);
+		ru_num(st, "seen", &seen);
+		if (ru_num(st, "value", &v)) {
 			/* each in its own buffer, filled before the sentence is put together */
 			stat_dur(st, "p50", c, sizeof(c));
 			stat_dur(st, "p90", d, sizeof(d));
@@ -765,34 +723,34 @@ static void items_trials(json_t *items, const json_t *r, const char *base)
 	char because[ITEM_LEN], ids[ITEM_LEN], n1[32], n2[32];
 	size_t i, k, j, nr = 0;
 
-	json_array_foreach(jget(r, "faults"), i, f) {
-		if (!streq(trial_base(f), base))
+	json_array_foreach(ru_get(r, "faults"), i, f) {
+		if (!ru_streq(trial_base(f), base))
 			continue;
 		first = first ?: f;
 		nr++;
 		items_fault(tmp, r, f);
 	}
 	json_array_foreach(tmp, k, it) {
-		const char *what = jstr(it, "item");
+		const char *what = ru_str(it, "item");
 		size_t m = 0, off = 0;
 		bool seen_before = false;
 
 		for (j = 0; j < k; j++)
-			seen_before |= streq(jstr(json_array_get(tmp, j), "item"), what);
+			seen_before |= ru_streq(ru_str(json_array_get(tmp, j), "item"), what);
 		if (seen_before)
 			continue;
 		ids[0] = '\0';
 		json_array_foreach(tmp, j, other) {
-			if (j < k || !streq(jstr(other, "item"), what))
+			if (j < k || !ru_streq(ru_str(other, "item"), what))
 				continue;
 			m++;
 			if (off < sizeof(ids))
-				off +=
-				    (size_t)snprintf(ids + off, sizeof(ids) - off, "%s%s",
-						     off ? ", " : "", jstr(other, "fault") ?: "?");
+				off += (size_t)snprintf(ids + off, sizeof(ids) - off, "%s%s",
+							off ? ", " : "",
+							ru_str(other, "fault") ?: "?");
 		}
 		trim_utf8(ids);
-		fmt(because, sizeof(because), "%s; in %s of %s trials: %s", jstr(it, "because"),
+		fmt(because, sizeof(because), "%s; in %s of %s trials: %s", ru_str(it, "because"),
 		    fmt_count((double)m, n1, sizeof(n1)), fmt_count((double)nr, n2, sizeof(n2)),
 		    ids);
 		add_item(items, base, what, because);
@@ -805,13 +763,13 @@ static void items_trials(json_t *items, const json_t *r, const char *base)
 /* Each action cleanup could not verify, to be reverted by hand. */
 static void items_cleanup(json_t *items, const json_t *r)
 {
-	const json_t *c = jget(r, "cleanup"), *acts = jget(c, "actions"), *a;
+	const json_t *c = ru_get(r, "cleanup"), *acts = ru_get(c, "actions"), *a;
 	char item[ITEM_LEN], because[ITEM_LEN];
 	size_t i, n = 0;
 
 	/* as readiness rule 2 sees it: any verdict, and cleanup not verified */
 	if (!verdict_known(r) ||
-	    (jtrue(c, "verified") && !streq(jstr(r, "verdict"), "cleanup_failed")))
+	    (ru_true(c, "verified") && !ru_streq(ru_str(r, "verdict"), "cleanup_failed")))
 		return;
 	json_array_foreach(acts, i, a) {
 		if (json_is_string(a)) {
@@ -821,13 +779,14 @@ static void items_cleanup(json_t *items, const json_t *r)
 			n++;
 			continue;
 		}
-		if (!json_is_object(a) || jtrue(a, "verified"))
+		if (!json_is_object(a) || ru_true(a, "verified"))
 			continue;
 		fmt(item, sizeof(item), "revert by hand on %s and check: %s",
-		    jstr(a, "node") ?: "the node", jstr(a, "action") ?: "the fault's prior state");
+		    ru_str(a, "node") ?: "the node",
+		    ru_str(a, "action") ?: "the fault's prior state");
 		fmt(because, sizeof(because), "cleanup could not verify this action%s%s",
-		    jstr(a, "error") ? ": " : "", jstr(a, "error") ?: "");
-		add_item(items, jstr(a, "fault_id"), item, because);
+		    ru_str(a, "error") ? ": " : "", ru_str(a, "error") ?: "");
+		add_item(items, ru_str(a, "fault_id"), item, because);
 		n++;
 	}
 	if (!n)
@@ -842,8 +801,8 @@ static void items_integrity(json_t *items, const json_t *r)
 	char because[ITEM_LEN], a[32], b[32], c[32], d[32];
 	double got, max, sent = NAN, rcvd = NAN;
 
-	jnum(r, "workload.integrity.sent", &sent);
-	jnum(r, "workload.integrity.received", &rcvd);
+	ru_num(r, "workload.integrity.sent", &sent);
+	ru_num(r, "workload.integrity.received", &rcvd);
 	if (integrity_over(r, "lost", &got, &max)) {
 		fmt(because, sizeof(because),
 		    "%s messages lost, at most %s allowed (sent %s, "
@@ -872,25 +831,25 @@ static void items_guards(json_t *items, const json_t *r)
 	double ms;
 	size_t i;
 
-	json_array_foreach(jget(r, "safety.guards"), i, g) {
-		if (!jtrue(g, "tripped"))
+	json_array_foreach(ru_get(r, "safety.guards"), i, g) {
+		if (!ru_true(g, "tripped"))
 			continue;
-		if (!jnum(g, "tripped_ms", &ms))
+		if (!ru_num(g, "tripped_ms", &ms))
 			ms = NAN;
 		fmt(because, sizeof(because), "guard %zu (%s) tripped at %s: %s", i,
-		    jstr(g, "description") ?: "no description",
+		    ru_str(g, "description") ?: "no description",
 		    isnan(ms) ? "an unrecorded time" : fmt_dur(ms, t, sizeof(t)),
-		    jstr(g, "why") ?: "no reason recorded");
+		    ru_str(g, "why") ?: "no reason recorded");
 		add_item(items, isnan(ms) ? NULL : fault_at(r, ms),
 			 "make the job ride out this fault above the guard's floor (a second "
 			 "rail, failover), or narrow the fault",
 			 because);
 	}
 	/* aborted by a guard the list does not show (an older or cut report) */
-	if (!jnum(r, "safety.aborted_by", &ms))
+	if (!ru_num(r, "safety.aborted_by", &ms))
 		return;
-	if (ms >= 0 && ms < (double)json_array_size(jget(r, "safety.guards")) &&
-	    jtrue(json_array_get(jget(r, "safety.guards"), (size_t)ms), "tripped"))
+	if (ms >= 0 && ms < (double)json_array_size(ru_get(r, "safety.guards")) &&
+	    ru_true(json_array_get(ru_get(r, "safety.guards"), (size_t)ms), "tripped"))
 		return;
 	fmt(because, sizeof(because), "the drill was aborted by guard %s",
 	    fmt_count(ms, t, sizeof(t)));
@@ -908,13 +867,13 @@ static void items_evidence(json_t *items, const json_t *r)
 	char item[ITEM_LEN], because[ITEM_LEN], a[32], b[64];
 	double v, from, to;
 	size_t i, before = json_array_size(items);
-	bool inconclusive = streq(jstr(r, "verdict"), "inconclusive");
+	bool inconclusive = ru_streq(ru_str(r, "verdict"), "inconclusive");
 
 	if (reason_starting(r, "stopped by the operator", &why))
 		add_item(items, NULL, "run the drill again to its end", why);
-	if (json_is_object(jget(r, "workload.baseline")) &&
-	    !(jnum(r, "workload.baseline.throughput_mbps", &v) && v > 0)) {
-		const json_t *w = jget(r, "workload.baseline.window_ms");
+	if (json_is_object(ru_get(r, "workload.baseline")) &&
+	    !(ru_num(r, "workload.baseline.throughput_mbps", &v) && v > 0)) {
+		const json_t *w = ru_get(r, "workload.baseline.window_ms");
 		char win[80] = "";
 
 		if (json_is_number(json_array_get(w, 0)) && json_is_number(json_array_get(w, 1))) {
@@ -922,7 +881,7 @@ static void items_evidence(json_t *items, const json_t *r)
 			to = json_number_value(json_array_get(w, 1));
 			fmt(win, sizeof(win), " in %s", fmt_window(from, to, b, sizeof(b)));
 		}
-		if (!jnum(r, "workload.baseline.samples", &v))
+		if (!ru_num(r, "workload.baseline.samples", &v))
 			v = 0;
 		fmt(because, sizeof(because), "no baseline throughput: %s samples%s",
 		    fmt_count(v, a, sizeof(a)), win);
@@ -931,22 +890,24 @@ static void items_evidence(json_t *items, const json_t *r)
 			 "baseline window (check it runs and its rails are up)",
 			 because);
 	}
-	if (!json_is_object(jget(r, "workload.integrity")) && json_is_object(jget(r, "workload")) &&
-	    (json_is_number(jget(r, "expect.integrity.lost")) ||
-	     json_is_number(jget(r, "expect.integrity.corrupted"))))
+	if (!json_is_object(ru_get(r, "workload.integrity")) &&
+	    json_is_object(ru_get(r, "workload")) &&
+	    (json_is_number(ru_get(r, "expect.integrity.lost")) ||
+	     json_is_number(ru_get(r, "expect.integrity.corrupted"))))
 		add_item(items, NULL,
 			 "make sure the workload's client and server summaries reach the "
 			 "coordinator (the workload must end cleanly)",
 			 "integrity unknown: the client or server summary is missing");
-	json_array_foreach(jget(r, "environment.nodes"), i, n) {
+	json_array_foreach(ru_get(r, "environment.nodes"), i, n) {
 		const json_t *rs;
 		size_t k;
 
-		if (!json_is_object(n) || jget(n, "kernel") || jget(n, "devices") || !inconclusive)
+		if (!json_is_object(n) || ru_get(n, "kernel") || ru_get(n, "devices") ||
+		    !inconclusive)
 			continue;
 		why = NULL;
-		json_array_foreach(jget(r, "reasons"), k, rs) {
-			const char *t = json_string_value(rs), *name = jstr(n, "name");
+		json_array_foreach(ru_get(r, "reasons"), k, rs) {
+			const char *t = json_string_value(rs), *name = ru_str(n, "name");
 
 			if (t && name && !strncmp(t, name, strlen(name)) &&
 			    t[strlen(name)] == ':') {
@@ -956,13 +917,13 @@ static void items_evidence(json_t *items, const json_t *r)
 		}
 		fmt(item, sizeof(item),
 		    "make the agent on %s (%s) reachable, then run the drill again",
-		    jstr(n, "name") ?: "the node", jstr(n, "agent") ?: "no address recorded");
-		fmt(because, sizeof(because), "no inventory from %s: %s", jstr(n, "name") ?: "it",
+		    ru_str(n, "name") ?: "the node", ru_str(n, "agent") ?: "no address recorded");
+		fmt(because, sizeof(because), "no inventory from %s: %s", ru_str(n, "name") ?: "it",
 		    why ? why : "its agent did not answer");
 		add_item(items, NULL, item, because);
 	}
-	if (jnum(r, "safety.renewals.failed", &v) && v > 0) {
-		if (!jnum(r, "safety.renewals.sent", &from))
+	if (ru_num(r, "safety.renewals.failed", &v) && v > 0) {
+		if (!ru_num(r, "safety.renewals.sent", &from))
 			from = NAN;
 		fmt(because, sizeof(because), "%s of %s lease renewals failed",
 		    fmt_count(v, a, sizeof(a)), fmt_count(from, b, sizeof(b)));
@@ -974,7 +935,7 @@ static void items_evidence(json_t *items, const json_t *r)
 	/* nothing specific found: each reason is what to fix */
 	if (!inconclusive || json_array_size(items) > before)
 		return;
-	json_array_foreach(jget(r, "reasons"), i, s) {
+	json_array_foreach(ru_get(r, "reasons"), i, s) {
 		if (json_is_string(s))
 			add_item(items, NULL,
 				 "fix what kept the drill from giving evidence, then run it again",
@@ -990,7 +951,7 @@ static void items_anomalies(json_t *items, const json_t *r)
 	double ms;
 	size_t i;
 
-	json_array_foreach(jget(r, "anomalies"), i, a) {
+	json_array_foreach(ru_get(r, "anomalies"), i, a) {
 		json_t *ev;
 		const char *text, *kind;
 		char *dump = NULL;
@@ -998,28 +959,28 @@ static void items_anomalies(json_t *items, const json_t *r)
 		if (!anomaly_matters(a))
 			continue;
 		ev = anomaly_event(a);
-		kind = jstr(ev, "kind");
-		if (kind && jstr(ev, "event"))
-			fmt(what, sizeof(what), "%s %s", kind, jstr(ev, "event"));
-		else if (kind && jstr(ev, "type"))
-			fmt(what, sizeof(what), "%s %s", kind, jstr(ev, "type"));
-		else if (kind && jstr(ev, "level"))
-			fmt(what, sizeof(what), "%s %s", kind, jstr(ev, "level"));
+		kind = ru_str(ev, "kind");
+		if (kind && ru_str(ev, "event"))
+			fmt(what, sizeof(what), "%s %s", kind, ru_str(ev, "event"));
+		else if (kind && ru_str(ev, "type"))
+			fmt(what, sizeof(what), "%s %s", kind, ru_str(ev, "type"));
+		else if (kind && ru_str(ev, "level"))
+			fmt(what, sizeof(what), "%s %s", kind, ru_str(ev, "level"));
 		else
 			fmt(what, sizeof(what), "%s", kind ? kind : "unexpected event");
 		fmt(item, sizeof(item), "investigate the %s on %s", what,
-		    jstr(a, "node") ?: "an unnamed node");
-		text = jstr(ev, "message") ?: jstr(a, "what");
-		if (!text && jget(a, "what"))
-			text = dump = json_dumps(jget(a, "what"), JSON_COMPACT | JSON_ENCODE_ANY);
+		    ru_str(a, "node") ?: "an unnamed node");
+		text = ru_str(ev, "message") ?: ru_str(a, "what");
+		if (!text && ru_get(a, "what"))
+			text = dump = json_dumps(ru_get(a, "what"), JSON_COMPACT | JSON_ENCODE_ANY);
 		if (!text)
 			text = dump = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY);
-		if (jnum(a, "t_ms", &ms))
+		if (ru_num(a, "t_ms", &ms))
 			fmt(because, sizeof(because), "at %s: %s", fmt_dur(ms, t, sizeof(t)),
 			    text ? text : "?");
 		else
 			fmt(because, sizeof(because), "%s", text ? text : "?");
-		add_item(items, jnum(a, "t_ms", &ms) ? fault_at(r, ms) : NULL, item, because);
+		add_item(items, ru_num(a, "t_ms", &ms) ? fault_at(r, ms) : NULL, item, because);
 		free(dump);
 		json_decref(ev);
 	}
@@ -1035,6 +996,55 @@ static void items_anomalies(json_t *items, const json_t *r)
  * failed lease renewals, else each reason of an inconclusive verdict); then
  * each anomaly that matters.
  */
+/* Alert coverage rows not ok: the on-call would not have been told (in time). */
+static void items_alerts(json_t *items, const json_t *report)
+{
+	const json_t *row;
+	char because[384], b1[32], b2[32];
+	const char *alert, *status, *resolve;
+	double v, w;
+	size_t i;
+
+	json_array_foreach(ru_get(report, "alerts.coverage"), i, row) {
+		if (json_is_true(ru_get(row, "ok")))
+			continue;
+		alert = ru_str(row, "alert") ?: "?";
+		status = ru_str(row, "status") ?: "?";
+		resolve = ru_str(row, "resolve") ?: "?";
+		if (!strcmp(status, "missed")) {
+			snprintf(because, sizeof(because),
+				 "alert %s missed: no notification reached the coordinator within "
+				 "%s of the injection, nor later",
+				 alert,
+				 ru_num(row, "fire_within_ms", &w) ? ru_fmt_ms(w, b1, 32) : "?");
+			add_item(items, ru_str(row, "fault"),
+				 "add or fix the alert rule (its expression, labels, and the route "
+				 "to this receiver); check it with promtool test rules",
+				 because);
+		} else if (!strcmp(status, "late")) {
+			snprintf(because, sizeof(because),
+				 "alert %s notified %s after the injection > %s", alert,
+				 ru_num(row, "fired_ms", &v) ? ru_fmt_ms(v, b1, 32) : "?",
+				 ru_num(row, "fire_within_ms", &w) ? ru_fmt_ms(w, b2, 32) : "?");
+			add_item(items, ru_str(row, "fault"),
+				 "shorten the path to the on-call: the rule's for and window, the "
+				 "scrape and evaluation intervals, Alertmanager's group_wait",
+				 because);
+		}
+		if (!strcmp(resolve, "unresolved") || !strcmp(resolve, "late")) {
+			snprintf(because, sizeof(because),
+				 "alert %s %s after the revert (allowed %s)", alert,
+				 !strcmp(resolve, "late") ? "resolved late" : "never resolved",
+				 ru_num(row, "resolve_within_ms", &w) ? ru_fmt_ms(w, b1, 32) : "?");
+			add_item(
+			    items, ru_str(row, "fault"),
+			    "make the alert resolve when the fault is gone (send_resolved: true, "
+			    "the rule's window, Alertmanager's group_interval)",
+			    because);
+		}
+	}
+}
+
 json_t *report_action_items(const json_t *report)
 {
 	json_t *items = json_array();
@@ -1046,7 +1056,7 @@ json_t *report_action_items(const json_t *report)
 	items_cleanup(items, report);
 	items_integrity(items, report);
 	items_guards(items, report);
-	json_array_foreach(jget(report, "faults"), i, f) {
+	json_array_foreach(ru_get(report, "faults"), i, f) {
 		const char *base = trial_base(f);
 		const json_t *g;
 		bool first = true;
@@ -1057,12 +1067,22 @@ json_t *report_action_items(const json_t *report)
 			continue;
 		}
 		/* a repeated fault: all its trials at its first */
-		for (k = 0; k < i && (g = json_array_get(jget(report, "faults"), k)); k++)
-			first &= !streq(trial_base(g), base);
+		for (k = 0; k < i && (g = json_array_get(ru_get(report, "faults"), k)); k++)
+			first &= !ru_streq(trial_base(g), base);
 		if (first)
 			items_trials(items, report, base);
 	}
+	items_alerts(items, report);
 	items_evidence(items, report);
 	items_anomalies(items, report);
 	return items;
+}
+
+json_t *report_action_items_of(const json_t *report)
+{
+	const json_t *items = ru_get(report, "action_items");
+
+	if (json_is_array(items))
+		return json_incref((json_t *)items);
+	return report_action_items(report);
 }

@@ -26,71 +26,21 @@
 #include <string.h>
 
 #include "reports/report.h"
-
-#define DASH "—"
-
-/* ---- JSON access that tolerates anything -------------------------------- */
-
-/* o["a"]["b"]... for a dotted path; NULL when any step is missing or not an object. */
-static const json_t *jget(const json_t *o, const char *path)
-{
-	char key[64];
-	const char *dot;
-	size_t len;
-
-	while (o && *path) {
-		dot = strchr(path, '.');
-		len = dot ? (size_t)(dot - path) : strlen(path);
-		if (len >= sizeof(key))
-			return NULL;
-		memcpy(key, path, len);
-		key[len] = '\0';
-		o = json_is_object(o) ? json_object_get(o, key) : NULL;
-		path += len + (dot ? 1 : 0);
-	}
-	return o;
-}
-
-static const char *jstr(const json_t *o, const char *path)
-{
-	return json_string_value(jget(o, path));
-}
-
-static bool jnum(const json_t *o, const char *path, double *v)
-{
-	const json_t *j = jget(o, path);
-
-	if (!json_is_number(j) || !isfinite(json_number_value(j)))
-		return false;
-	*v = json_number_value(j);
-	return true;
-}
+#include "reports/report_util.h"
 
 /* ---- HTML text ---------------------------------------------------------- */
 
 /* Text or attribute value, escaped; control characters become spaces. */
 static void esc_raw(FILE *f, const char *s)
 {
+	const char *e;
+
 	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
+		e = ru_entity((unsigned char)*s, "&#39;");
+		if (e)
+			fputs(e, f);
+		else
 			fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-		}
 	}
 }
 
@@ -98,7 +48,7 @@ static void esc_raw(FILE *f, const char *s)
 static void esc(FILE *f, const char *s)
 {
 	if (!s || !*s)
-		fputs(DASH, f);
+		fputs(RU_DASH, f);
 	else
 		esc_raw(f, s);
 }
@@ -117,43 +67,14 @@ static void css_class(FILE *f, const char *s)
 		      f);
 }
 
-/* Any JSON value as compact text (strings without quotes); caller frees. */
-static char *compact(const json_t *v)
-{
-	if (json_is_string(v))
-		return strdup(json_string_value(v));
-	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
-}
-
-/* A number with `decimals` digits after the point, or "—". */
-static const char *num(const json_t *o, const char *path, int decimals, char *buf, size_t len)
-{
-	double v;
-
-	if (!jnum(o, path, &v))
-		return DASH;
-	snprintf(buf, len, "%.*f", decimals, v);
-	return buf;
-}
-
 /* "10.1 MB/s", or "—". */
 static const char *mbps_cell(const json_t *o, const char *path, char *buf, size_t len)
 {
 	double v;
 
-	if (!jnum(o, path, &v))
-		return DASH;
+	if (!ru_num(o, path, &v))
+		return RU_DASH;
 	snprintf(buf, len, "%.1f MB/s", v);
-	return buf;
-}
-
-/* "812 ms", "1.4 ms" */
-static const char *fmt_ms(double ms, char *buf, size_t len)
-{
-	if (ms < 10 && fabs(ms - round(ms)) >= 0.05)
-		snprintf(buf, len, "%.1f ms", ms);
-	else
-		snprintf(buf, len, "%.0f ms", ms);
 	return buf;
 }
 
@@ -172,6 +93,10 @@ static void td(FILE *f, const char *s)
 	esc(f, s);
 	fputs("</td>", f);
 }
+
+/* The sentences shared with report.md: data escaped, "—" for none. */
+static const struct ru_markup html_markup = {
+    esc, {"<li>", "</li>\n"}, {"<b class=\"bad\">", "</b>"}, {"<code>", "</code>"}};
 
 /* ---- the timeline ------------------------------------------------------- */
 
@@ -273,7 +198,7 @@ static double tl_y(const struct tl *tl, double mbps)
 
 static bool ev_is(const json_t *e, const char *key, const char *want)
 {
-	const char *s = jstr(e, key);
+	const char *s = ru_str(e, key);
 
 	return s && !strcmp(s, want);
 }
@@ -281,7 +206,7 @@ static bool ev_is(const json_t *e, const char *key, const char *want)
 /* Events without a wl_id predate guard flows and belong to the drill's workload. */
 static bool ev_drill_interval(const json_t *e)
 {
-	const char *id = jstr(e, "wl_id");
+	const char *id = ru_str(e, "wl_id");
 
 	return ev_is(e, "kind", "workload") && (!id || !strcmp(id, "stream")) &&
 	       ev_is(e, "role", "client") && ev_is(e, "type", "interval");
@@ -298,15 +223,16 @@ static bool ev_has(const char *s, const char *part)
  */
 static int ev_category(const json_t *e)
 {
-	const char *kind = jstr(e, "kind"), *type = jstr(e, "type");
+	const char *kind = ru_str(e, "kind"), *type = ru_str(e, "type");
 
 	if (!kind)
 		return -1;
 	if (!strcmp(kind, "link"))
-		return json_is_true(jget(e, "up")) && !json_is_false(jget(e, "carrier")) ? EVC_UP
-											 : EVC_DOWN;
+		return json_is_true(ru_get(e, "up")) && !json_is_false(ru_get(e, "carrier"))
+			   ? EVC_UP
+			   : EVC_DOWN;
 	if (!strcmp(kind, "port") || !strcmp(kind, "async")) {
-		const char *ev = jstr(e, "event"), *state = jstr(e, "state");
+		const char *ev = ru_str(e, "event"), *state = ru_str(e, "state");
 
 		if (ev_has(ev, "ACTIVE") || (state && !strcmp(state, "ACTIVE")))
 			return EVC_UP;
@@ -346,17 +272,17 @@ static void ev_describe(FILE *f, const json_t *e)
 	static const char *const keys[] = {
 	    "wl_id",  "role", "type",	   "action",  "fault_id",  "ifname", "device", "event",
 	    "netdev", "rail", "from_rail", "to_rail", "wc_status", "reason", "message"};
-	const char *kind = jstr(e, "kind");
+	const char *kind = ru_str(e, "kind");
 	size_t i;
 
 	esc_raw(f, kind ? kind : "?");
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		const json_t *v = jget(e, keys[i]);
+		const json_t *v = ru_get(e, keys[i]);
 		char *s;
 
 		if (!v || json_is_null(v))
 			continue;
-		s = compact(v);
+		s = ru_compact(v);
 		if (!s)
 			continue;
 		fputc(' ', f);
@@ -366,15 +292,16 @@ static void ev_describe(FILE *f, const json_t *e)
 		free(s);
 	}
 	if (ev_is(e, "kind", "link"))
-		fputs(json_is_true(jget(e, "up")) && !json_is_false(jget(e, "carrier")) ? " up"
-											: " down",
+		fputs(json_is_true(ru_get(e, "up")) && !json_is_false(ru_get(e, "carrier"))
+			  ? " up"
+			  : " down",
 		      f);
 }
 
 /* Every time the report itself places on the drill's clock. */
 static void tl_report_times(const json_t *r, double *lo, double *hi, bool *any)
 {
-	const json_t *faults = jget(r, "faults"), *ft, *g, *w;
+	const json_t *faults = ru_get(r, "faults"), *ft, *g, *w;
 	static const char *const marks[] = {"detection.ms", "isolation.ms", "recovery.ms"};
 	double v, at, dur, inj;
 	size_t i, k;
@@ -390,24 +317,24 @@ static void tl_report_times(const json_t *r, double *lo, double *hi, bool *any)
 	} while (0)
 
 	json_array_foreach(faults, i, ft) {
-		if (jnum(ft, "at_ms", &at)) {
+		if (ru_num(ft, "at_ms", &at)) {
 			SEE(at);
-			if (jnum(ft, "duration_ms", &dur))
+			if (ru_num(ft, "duration_ms", &dur))
 				SEE(at + dur);
 		}
-		if (jnum(ft, "reverted_ms", &v))
+		if (ru_num(ft, "reverted_ms", &v))
 			SEE(v);
-		if (!jnum(ft, "injected_ms", &inj))
+		if (!ru_num(ft, "injected_ms", &inj))
 			continue;
 		SEE(inj);
 		for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++)
-			if (jnum(ft, marks[k], &v))
+			if (ru_num(ft, marks[k], &v))
 				SEE(inj + v);
 	}
-	json_array_foreach(jget(r, "safety.guards"), i, g)
-		if (json_is_true(jget(g, "tripped")) && jnum(g, "tripped_ms", &v))
+	json_array_foreach(ru_get(r, "safety.guards"), i, g)
+		if (json_is_true(ru_get(g, "tripped")) && ru_num(g, "tripped_ms", &v))
 			SEE(v);
-	json_array_foreach(jget(r, "workload.baseline.window_ms"), i, w)
+	json_array_foreach(ru_get(r, "workload.baseline.window_ms"), i, w)
 		if (json_is_number(w))
 			SEE(json_number_value(w));
 #undef SEE
@@ -440,7 +367,7 @@ static int tl_add_node(struct tl *tl, const char *name)
 
 static const char *ev_node(const json_t *e)
 {
-	const char *n = jstr(e, "node");
+	const char *n = ru_str(e, "node");
 
 	return n && *n ? n : "(no node)";
 }
@@ -477,7 +404,7 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 
 	tl_report_times(r, &lo, &hi, &any);
 	json_array_foreach(events, i, e) {
-		if (!ev_drill_interval(e) || !jnum(e, "t_ms", &v))
+		if (!ev_drill_interval(e) || !ru_num(e, "t_ms", &v))
 			continue;
 		if (!any || v < lo)
 			lo = v;
@@ -493,7 +420,7 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 	tl->t0 = lo;
 	tl->t1 = hi;
 	json_array_foreach(events, i, e) {
-		if (ev_category(e) < 0 || !jnum(e, "t_ms", &v) || v < lo - margin ||
+		if (ev_category(e) < 0 || !ru_num(e, "t_ms", &v) || v < lo - margin ||
 		    v > hi + margin)
 			continue;
 		if (v < tl->t0)
@@ -508,14 +435,14 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 		tl->t1 = tl->t0 + tl->step;
 
 	/* lanes: the inventory's nodes first, then any other node in event order */
-	json_array_foreach(jget(r, "environment.nodes"), i, n) {
-		const char *name = jstr(n, "name") ?: jstr(n, "node");
+	json_array_foreach(ru_get(r, "environment.nodes"), i, n) {
+		const char *name = ru_str(n, "name") ?: ru_str(n, "node");
 
 		if (name && *name && (ret = tl_add_node(tl, name)))
 			return ret;
 	}
 	json_array_foreach(events, i, e) {
-		if (ev_category(e) < 0 || !jnum(e, "t_ms", &v))
+		if (ev_category(e) < 0 || !ru_num(e, "t_ms", &v))
 			continue;
 		if (v < tl->t0 || v > tl->t1) {
 			tl->outside++;
@@ -524,8 +451,8 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 		if ((ret = tl_add_node(tl, ev_node(e))))
 			return ret;
 	}
-	json_array_foreach(jget(r, "safety.guards"), i, n)
-		if (json_is_true(jget(n, "tripped")) && jnum(n, "tripped_ms", &v))
+	json_array_foreach(ru_get(r, "safety.guards"), i, n)
+		if (json_is_true(ru_get(n, "tripped")) && ru_num(n, "tripped_ms", &v))
 			tl->guard_lane = true;
 
 	/* the drill's throughput, in time order */
@@ -537,10 +464,11 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 	json_array_foreach(events, i, e) {
 		struct tl_pt *p = &tl->pts[tl->nr_pts];
 
-		if (!ev_drill_interval(e) || !jnum(e, "t_ms", &p->t) || !jnum(e, "mbps", &p->mbps))
+		if (!ev_drill_interval(e) || !ru_num(e, "t_ms", &p->t) ||
+		    !ru_num(e, "mbps", &p->mbps))
 			continue;
 		p->interval = 0;
-		jnum(e, "interval_ms", &p->interval);
+		ru_num(e, "interval_ms", &p->interval);
 		p->idx = i;
 		if (p->mbps > peak)
 			peak = p->mbps;
@@ -548,7 +476,7 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 	}
 	if (tl->nr_pts)
 		qsort(tl->pts, tl->nr_pts, sizeof(*tl->pts), tl_pt_cmp);
-	if (jnum(r, "workload.baseline.throughput_mbps", &v) && v > peak)
+	if (ru_num(r, "workload.baseline.throughput_mbps", &v) && v > peak)
 		peak = v;
 	if (!(peak > 0))
 		peak = 1;
@@ -561,15 +489,18 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 	return 0;
 }
 
+#define TL_MAX_TICKS 200
+
 static void tl_axes(FILE *f, const struct tl *tl)
 {
 	char b1[32], b2[32], b3[32];
 	double t, mb, ystep = nice_step(tl->ymax, 5, 0.1);
-	int decimals = tl->step >= 1000 ? 0 : 1;
+	int decimals = tl->step >= 1000 ? 0 : 1, k;
 
 	fputs("<g class=\"axes\">\n", f);
 	/* horizontal grid with MB/s labels */
-	for (mb = 0; mb <= tl->ymax + ystep / 1000; mb += ystep) {
+	/* at most TL_MAX_TICKS lines each way: a report with absurd values must not run away */
+	for (k = 0, mb = 0; k < TL_MAX_TICKS && mb <= tl->ymax + ystep / 1000; k++, mb += ystep) {
 		f1(tl_y(tl, mb), b1, sizeof(b1));
 		fprintf(f,
 			"<line class=\"grid\" x1=\"%d\" y1=\"%s\" x2=\"%d\" y2=\"%s\"/>"
@@ -578,7 +509,8 @@ static void tl_axes(FILE *f, const struct tl *tl)
 			f1(mb, b3, sizeof(b3)));
 	}
 	/* ticks every step, labelled in seconds */
-	for (t = tl->t0; t <= tl->t1 + tl->step / 1000; t += tl->step) {
+	for (k = 0, t = tl->t0; k < TL_MAX_TICKS && t <= tl->t1 + tl->step / 1000;
+	     k++, t += tl->step) {
 		f1(tl_x(tl, t), b1, sizeof(b1));
 		fprintf(f,
 			"<line class=\"grid\" x1=\"%s\" y1=\"%d\" x2=\"%s\" y2=\"%d\"/>"
@@ -601,14 +533,14 @@ static void tl_windows(FILE *f, const struct tl *tl, const json_t *r)
 	char b[4][32];
 	size_t i;
 
-	json_array_foreach(jget(r, "faults"), i, ft) {
+	json_array_foreach(ru_get(r, "faults"), i, ft) {
 		double from, to, dur;
 		const char *state = "injected";
 
-		if (jnum(ft, "injected_ms", &from)) {
-			if (!jnum(ft, "reverted_ms", &to))
+		if (ru_num(ft, "injected_ms", &from)) {
+			if (!ru_num(ft, "reverted_ms", &to))
 				to = tl->t1; /* never reverted: in force to the end */
-		} else if (jnum(ft, "at_ms", &from) && jnum(ft, "duration_ms", &dur)) {
+		} else if (ru_num(ft, "at_ms", &from) && ru_num(ft, "duration_ms", &dur)) {
 			to = from + dur;
 			state = "planned";
 		} else {
@@ -617,7 +549,7 @@ static void tl_windows(FILE *f, const struct tl *tl, const json_t *r)
 		if (to < from)
 			to = from;
 		fprintf(f, "<rect class=\"fault-window %s\" data-fault=\"", state);
-		esc_raw(f, jstr(ft, "id") ?: "");
+		esc_raw(f, ru_str(ft, "id") ?: "");
 		fprintf(f,
 			"\" data-t-ms=\"%s\" data-t-end-ms=\"%s\" x=\"%s\" y=\"%d\" width=\"%s\" "
 			"height=\"%d\"><title>",
@@ -625,7 +557,7 @@ static void tl_windows(FILE *f, const struct tl *tl, const json_t *r)
 			f1(tl_x(tl, from), b[2], sizeof(b[2])), TL_PLOT_Y0,
 			f1(tl_x(tl, to) - tl_x(tl, from), b[3], sizeof(b[3])),
 			tl->lanes_bottom - TL_PLOT_Y0);
-		esc(f, jstr(ft, "id"));
+		esc(f, ru_str(ft, "id"));
 		fprintf(f, " %s %.3f s .. %.3f s</title></rect>\n", state, from / 1000, to / 1000);
 		/* near the right edge, the label ends at the edge instead of running past it */
 		if (tl_x(tl, from) > TL_X1 - 100)
@@ -636,7 +568,7 @@ static void tl_windows(FILE *f, const struct tl *tl, const json_t *r)
 		else
 			fprintf(f, "<text class=\"fault-label\" x=\"%s\" y=\"%d\">",
 				f1(tl_x(tl, from) + 4, b[0], sizeof(b[0])), TL_PLOT_Y0 + 13);
-		esc(f, jstr(ft, "id"));
+		esc(f, ru_str(ft, "id"));
 		fputs("</text>\n", f);
 	}
 }
@@ -646,14 +578,14 @@ static void tl_levels(FILE *f, const struct tl *tl, const json_t *r)
 	char b1[32], b2[32];
 	double base, ratio;
 
-	if (!jnum(r, "workload.baseline.throughput_mbps", &base))
+	if (!ru_num(r, "workload.baseline.throughput_mbps", &base))
 		return;
 	fprintf(f,
 		"<line class=\"baseline\" data-mbps=\"%s\" x1=\"%d\" y1=\"%s\" x2=\"%d\" "
 		"y2=\"%s\"><title>baseline %.3f MB/s</title></line>\n",
 		f1(base, b1, sizeof(b1)), TL_X0, f1(tl_y(tl, base), b2, sizeof(b2)), TL_X1, b2,
 		base);
-	if (!jnum(r, "expect.recovery.throughput_ratio", &ratio))
+	if (!ru_num(r, "expect.recovery.throughput_ratio", &ratio))
 		return;
 	fprintf(f,
 		"<line class=\"threshold\" data-mbps=\"%s\" x1=\"%d\" y1=\"%s\" x2=\"%d\" "
@@ -698,31 +630,31 @@ static void tl_marks(FILE *f, const struct tl *tl, const json_t *r)
 	size_t i, k;
 	double v;
 
-	json_array_foreach(jget(r, "faults"), i, ft) {
+	json_array_foreach(ru_get(r, "faults"), i, ft) {
 		double inj, ms;
 
-		if (!jnum(ft, "injected_ms", &inj))
+		if (!ru_num(ft, "injected_ms", &inj))
 			continue;
 		for (k = 0; k < 3; k++) {
-			const json_t *m = jget(ft, mark_names[k]);
+			const json_t *m = ru_get(ft, mark_names[k]);
 			int flag = TL_FLAG_Y + (int)k * TL_FLAG_H;
 			const char *x;
 
-			if (!jnum(m, "ms", &ms))
+			if (!ru_num(m, "ms", &ms))
 				continue;
 			x = f1(tl_x(tl, inj + ms), b[0], sizeof(b[0]));
 			fprintf(f, "<line class=\"mark %s\" data-fault=\"", mark_names[k]);
-			esc_raw(f, jstr(ft, "id") ?: "");
+			esc_raw(f, ru_str(ft, "id") ?: "");
 			fprintf(
 			    f,
 			    "\" data-t-ms=\"%s\" x1=\"%s\" y1=\"%d\" x2=\"%s\" y2=\"%d\"><title>",
 			    f1(inj + ms, b[1], sizeof(b[1])), x, flag, x, TL_PLOT_Y1);
-			esc(f, jstr(ft, "id"));
+			esc(f, ru_str(ft, "id"));
 			fprintf(f, ": %s %s after the injection", mark_names[k],
-				fmt_ms(ms, b[2], sizeof(b[2])));
-			if (jstr(m, "signal")) {
+				ru_fmt_ms(ms, b[2], sizeof(b[2])));
+			if (ru_str(m, "signal")) {
 				fputs(" (", f);
-				esc_raw(f, jstr(m, "signal"));
+				esc_raw(f, ru_str(m, "signal"));
 				fputc(')', f);
 			}
 			fprintf(f,
@@ -733,15 +665,15 @@ static void tl_marks(FILE *f, const struct tl *tl, const json_t *r)
 				TL_FLAG_H - 1, x, flag + 10, mark_letters[k]);
 		}
 	}
-	json_array_foreach(jget(r, "safety.guards"), i, g) {
-		if (!json_is_true(jget(g, "tripped")) || !jnum(g, "tripped_ms", &v))
+	json_array_foreach(ru_get(r, "safety.guards"), i, g) {
+		if (!json_is_true(ru_get(g, "tripped")) || !ru_num(g, "tripped_ms", &v))
 			continue;
 		f1(tl_x(tl, v), b[0], sizeof(b[0]));
 		fprintf(f,
 			"<line class=\"guard-trip\" data-guard=\"%zu\" data-t-ms=\"%s\" x1=\"%s\" "
 			"y1=\"%d\" x2=\"%s\" y2=\"%d\"><title>guard %zu tripped: ",
 			i, f1(v, b[1], sizeof(b[1])), b[0], TL_PLOT_Y0, b[0], TL_PLOT_Y1, i);
-		esc(f, jstr(g, "description"));
+		esc(f, ru_str(g, "description"));
 		fputs("</title></line>\n", f);
 	}
 }
@@ -781,7 +713,7 @@ static void tl_lanes(FILE *f, const struct tl *tl, const json_t *r, const json_t
 		int cat = ev_category(e);
 		const char *node;
 
-		if (cat < 0 || !jnum(e, "t_ms", &t) || t < tl->t0 || t > tl->t1)
+		if (cat < 0 || !ru_num(e, "t_ms", &t) || t < tl->t0 || t > tl->t1)
 			continue;
 		node = ev_node(e);
 		for (n = 0; n < tl->nr_nodes; n++)
@@ -791,12 +723,12 @@ static void tl_lanes(FILE *f, const struct tl *tl, const json_t *r, const json_t
 		ev_describe(f, e);
 		fputs("</title></rect>\n", f);
 	}
-	json_array_foreach(jget(r, "safety.guards"), i, g) {
-		if (!json_is_true(jget(g, "tripped")) || !jnum(g, "tripped_ms", &t))
+	json_array_foreach(ru_get(r, "safety.guards"), i, g) {
+		if (!json_is_true(ru_get(g, "tripped")) || !ru_num(g, "tripped_ms", &t))
 			continue;
 		tl_lane_mark(f, tl, EVC_GUARD, t, (int)tl->nr_nodes, "coordinator");
 		fprintf(f, "guard %zu tripped: ", i);
-		esc(f, jstr(g, "description"));
+		esc(f, ru_str(g, "description"));
 		fputs("</title></rect>\n", f);
 	}
 }
@@ -927,16 +859,16 @@ static void html_timeline_notes(FILE *f, const struct tl *tl, const json_t *r)
 			" %zu event%s with a time far outside the drill (stamped before the "
 			"clocks were aligned?) %s not drawn.",
 			tl->outside, tl->outside == 1 ? "" : "s", tl->outside == 1 ? "is" : "are");
-	json_array_foreach(jget(r, "faults"), i, ft) {
-		bool injected = jnum(ft, "injected_ms", &inj);
+	json_array_foreach(ru_get(r, "faults"), i, ft) {
+		bool injected = ru_num(ft, "injected_ms", &inj);
 
 		for (k = 0; k < 3; k++) {
-			const json_t *m = jget(ft, mark_names[k]);
+			const json_t *m = ru_get(ft, mark_names[k]);
 
-			if (!json_is_object(m) || (injected && jnum(m, "ms", &ms)))
+			if (!json_is_object(m) || (injected && ru_num(m, "ms", &ms)))
 				continue;
 			fputs(" ", f);
-			esc(f, jstr(ft, "id"));
+			esc(f, ru_str(ft, "id"));
 			fprintf(f, ": no %s mark (%s).", mark_names[k],
 				injected ? "not measured" : "not injected");
 		}
@@ -948,7 +880,7 @@ static void html_timeline_notes(FILE *f, const struct tl *tl, const json_t *r)
 
 static void html_head(FILE *f, const json_t *r)
 {
-	const char *name = jstr(r, "scenario.name"), *v = jstr(r, "verdict");
+	const char *name = ru_str(r, "scenario.name"), *v = ru_str(r, "verdict");
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width\">\n<title>Drill report: ",
@@ -990,7 +922,7 @@ static void html_head(FILE *f, const json_t *r)
 
 static void html_header(FILE *f, const json_t *r)
 {
-	const char *name = jstr(r, "scenario.name"), *v = jstr(r, "verdict");
+	const char *name = ru_str(r, "scenario.name"), *v = ru_str(r, "verdict");
 	char b[32];
 
 	fputs("<header>\n<h1>Drill report: ", f);
@@ -999,24 +931,24 @@ static void html_header(FILE *f, const json_t *r)
 	css_class(f, v);
 	fputs("\">", f);
 	esc(f, v ? v : "unknown");
-	fprintf(f, "</span> exit code %s", num(r, "exit_code", 0, b, sizeof(b)));
-	if (jstr(r, "readiness.label")) {
+	fprintf(f, "</span> exit code %s", ru_num_text(r, "exit_code", 0, b, sizeof(b)));
+	if (ru_str(r, "readiness.label")) {
 		fputs(" · ", f);
-		esc(f, jstr(r, "readiness.label"));
+		esc(f, ru_str(r, "readiness.label"));
 	}
 	fputs("</p>\n</header>\n", f);
 }
 
 static void html_summary(FILE *f, const json_t *r)
 {
-	const json_t *reasons = jget(r, "reasons"), *s;
-	const char *v = jstr(r, "verdict");
+	const json_t *reasons = ru_get(r, "reasons"), *s;
+	const char *v = ru_str(r, "verdict");
 	char b[32];
 	size_t i;
 
 	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<p><b>Verdict: ", f);
 	esc(f, v ? v : "unknown");
-	fprintf(f, "</b> (exit code %s)", num(r, "exit_code", 0, b, sizeof(b)));
+	fprintf(f, "</b> (exit code %s)", ru_num_text(r, "exit_code", 0, b, sizeof(b)));
 	if (!json_array_size(reasons))
 		fputs(v && !strcmp(v, "pass") ? ": every expectation held."
 					      : ": no reason was "
@@ -1028,7 +960,7 @@ static void html_summary(FILE *f, const json_t *r)
 	if (json_array_size(reasons)) {
 		fputs("<ul class=\"reasons\">\n", f);
 		json_array_foreach(reasons, i, s) {
-			char *t = compact(s);
+			char *t = ru_compact(s);
 
 			fputs("<li>", f);
 			esc(f, t);
@@ -1037,69 +969,48 @@ static void html_summary(FILE *f, const json_t *r)
 		}
 		fputs("</ul>\n", f);
 	}
-	if (json_is_object(jget(r, "readiness"))) {
+	if (json_is_object(ru_get(r, "readiness"))) {
 		fputs("<p class=\"readiness readiness-", f);
-		css_class(f, jstr(r, "readiness.category"));
+		css_class(f, ru_str(r, "readiness.category"));
 		fputs("\">Readiness: <b>", f);
-		esc(f, jstr(r, "readiness.label"));
+		esc(f, ru_str(r, "readiness.label"));
 		fputs("</b> (", f);
-		esc(f, jstr(r, "readiness.category"));
+		esc(f, ru_str(r, "readiness.category"));
 		fputs(")<br>Rule: ", f);
-		esc(f, jstr(r, "readiness.rule"));
+		esc(f, ru_str(r, "readiness.rule"));
 		fputs("</p>\n", f);
 	}
-	fputs("<p>Ran from ", f);
-	esc(f, jstr(r, "started_at") ?: "an unknown time");
-	fputs(" to ", f);
-	esc(f, jstr(r, "finished_at") ?: "an unknown time");
-	fputs(" with rdmachaos ", f);
-	esc(f, jstr(r, "tool_version") ?: "(unknown version)");
-	fprintf(f, ", seed %s.</p>\n</section>\n", num(r, "seed", 0, b, sizeof(b)));
+	fputs("<p>", f);
+	ru_ran(f, r, &html_markup);
+	fputs("</p>\n</section>\n", f);
 }
 
 static void html_expectations(FILE *f, const json_t *r)
 {
-	const json_t *x = jget(r, "expect"), *sigs = jget(x, "detection.signals"), *s;
+	const json_t *x = ru_get(r, "expect");
 	char b1[32], b2[32], b3[32];
-	double ratio;
-	size_t i;
 
 	if (!json_is_object(x))
 		return;
 	fprintf(f, "<li>Expected: detection within %s ms",
-		num(x, "detection.within_ms", 0, b1, sizeof(b1)));
-	if (json_array_size(sigs)) {
-		fputs(" on ", f);
-		json_array_foreach(sigs, i, s) {
-			fputs(i ? (i + 1 == json_array_size(sigs) ? " or " : ", ") : "", f);
-			esc(f, json_string_value(s) ?: "?");
-		}
-	}
-	if (jget(x, "isolation.within_ms"))
+		ru_num_text(x, "detection.within_ms", 0, b1, sizeof(b1)));
+	ru_expect_signals(f, x, &html_markup);
+	if (ru_get(x, "isolation.within_ms"))
 		fprintf(f, "; isolation within %s ms",
-			num(x, "isolation.within_ms", 0, b1, sizeof(b1)));
-	if (json_is_object(jget(x, "recovery"))) {
-		if (jnum(x, "recovery.throughput_ratio", &ratio))
-			snprintf(b2, sizeof(b2), "%.0f%%", ratio * 100);
-		else
-			snprintf(b2, sizeof(b2), "the set share");
+			ru_num_text(x, "isolation.within_ms", 0, b1, sizeof(b1)));
+	if (json_is_object(ru_get(x, "recovery")))
 		fprintf(f,
 			"; throughput back to %s of the baseline within %s ms and held for %s ms",
-			b2, num(x, "recovery.within_ms", 0, b1, sizeof(b1)),
-			num(x, "recovery.sustain_ms", 0, b3, sizeof(b3)));
-	}
-	if (json_is_number(jget(x, "integrity.lost")))
-		fprintf(f, "; at most %s lost", num(x, "integrity.lost", 0, b1, sizeof(b1)));
-	if (json_is_number(jget(x, "integrity.corrupted")))
-		fprintf(f, "; at most %s corrupted",
-			num(x, "integrity.corrupted", 0, b1, sizeof(b1)));
+			ru_share(x, "recovery.throughput_ratio", "the set share", b2, sizeof(b2)),
+			ru_num_text(x, "recovery.within_ms", 0, b1, sizeof(b1)),
+			ru_num_text(x, "recovery.sustain_ms", 0, b3, sizeof(b3)));
+	ru_expect_limits(f, x);
 	fputs(".</li>\n", f);
 }
 
 static void html_goal(FILE *f, const json_t *r)
 {
-	const char *desc = jstr(r, "scenario.description"), *owner = jstr(r, "scenario.owner");
-	const char *sha = jstr(r, "scenario.sha256");
+	const char *desc = ru_str(r, "scenario.description"), *owner = ru_str(r, "scenario.owner");
 
 	fputs("<section id=\"goal\">\n<h2>Goal</h2>\n<p>", f);
 	if (desc && *desc)
@@ -1108,15 +1019,8 @@ static void html_goal(FILE *f, const json_t *r)
 		fputs("<i>The scenario gives no description.</i>", f);
 	fputs("</p>\n<ul>\n<li>Owner: ", f);
 	esc(f, owner && *owner ? owner : "not named");
-	fputs("</li>\n<li>Scenario: <code>", f);
-	esc(f, jstr(r, "scenario.file") ?: "unknown file");
-	fputs("</code>", f);
-	if (sha && *sha) {
-		fputs(" (sha256 <code>", f);
-		esc(f, sha);
-		fputs("</code>)", f);
-	}
 	fputs("</li>\n", f);
+	ru_scenario_item(f, r, &html_markup);
 	html_expectations(f, r);
 	fputs("</ul>\n</section>\n", f);
 }
@@ -1126,37 +1030,32 @@ static void html_env_row(FILE *f, const json_t *n, const json_t *dev, const json
 	char b1[32], b2[32];
 
 	fputs("<tr>", f);
-	td(f, jstr(n, "name") ?: jstr(n, "node"));
-	td(f, jstr(n, "agent"));
-	td(f, jstr(n, "kernel"));
-	td(f, jstr(n, "rdma_core"));
-	td(f, jstr(dev, "name"));
-	td(f, jstr(dev, "fw_ver"));
-	fprintf(f, "<td class=\"num\">%s</td>", num(port, "port", 0, b1, sizeof(b1)));
-	td(f, jstr(port, "state"));
-	fprintf(f, "<td class=\"num\">%s</td>", num(port, "active_mtu", 0, b2, sizeof(b2)));
-	td(f, jstr(port, "link_layer"));
-	td(f, jstr(port, "netdev"));
+	td(f, ru_str(n, "name") ?: ru_str(n, "node"));
+	td(f, ru_str(n, "agent"));
+	td(f, ru_str(n, "kernel"));
+	td(f, ru_str(n, "rdma_core"));
+	td(f, ru_str(dev, "name"));
+	td(f, ru_str(dev, "fw_ver"));
+	fprintf(f, "<td class=\"num\">%s</td>", ru_num_text(port, "port", 0, b1, sizeof(b1)));
+	td(f, ru_str(port, "state"));
+	fprintf(f, "<td class=\"num\">%s</td>", ru_num_text(port, "active_mtu", 0, b2, sizeof(b2)));
+	td(f, ru_str(port, "link_layer"));
+	td(f, ru_str(port, "netdev"));
 	fputs("</tr>\n", f);
 }
 
 static void html_environment(FILE *f, const json_t *r)
 {
-	const json_t *nodes = jget(r, "environment.nodes"), *clock = jget(r, "clock.nodes");
-	const json_t *n, *dev, *port;
+	const json_t *nodes = ru_get(r, "environment.nodes"), *clock = ru_get(r, "clock.nodes");
+	const json_t *n;
 	char b1[32], b2[32], b3[32], b4[32];
-	size_t i, j, k;
+	size_t i;
 
 	fputs("<section id=\"environment\">\n<h2>Environment</h2>\n", f);
-	if (jget(r, "environment.lab")) {
-		fprintf(f, "<p>Built-in lab: %s nodes, %s rails",
-			num(r, "environment.lab.nodes", 0, b1, sizeof(b1)),
-			num(r, "environment.lab.rails", 0, b2, sizeof(b2)));
-		if (jstr(r, "environment.lab.accel")) {
-			fputs(", QEMU accel ", f);
-			esc(f, jstr(r, "environment.lab.accel"));
-		}
-		fputs(" (Soft-RoCE in VMs: far slower than hardware).</p>\n", f);
+	if (ru_get(r, "environment.lab")) {
+		fputs("<p>", f);
+		ru_lab(f, r, &html_markup);
+		fputs("</p>\n", f);
 	}
 	if (!json_array_size(nodes)) {
 		fputs("<p>No node inventory was recorded.</p>\n", f);
@@ -1165,45 +1064,27 @@ static void html_environment(FILE *f, const json_t *r)
 		      "th><th>rdma-core</th><th>Device</th><th>Firmware</th><th>Port</th>"
 		      "<th>State</th><th>MTU</th><th>Link layer</th><th>Netdev</th></tr>\n",
 		      f);
-		json_array_foreach(nodes, i, n) {
-			const json_t *devs = jget(n, "devices");
-			bool any = false;
-
-			json_array_foreach(devs, j, dev) {
-				const json_t *ports = jget(dev, "ports");
-
-				json_array_foreach(ports, k, port) {
-					html_env_row(f, n, dev, port);
-					any = true;
-				}
-				if (!json_array_size(ports)) {
-					html_env_row(f, n, dev, NULL);
-					any = true;
-				}
-			}
-			if (!any)
-				html_env_row(f, n, NULL, NULL);
-		}
+		ru_each_port(f, nodes, html_env_row);
 		fputs("</table>\n", f);
 	}
 	if (!json_array_size(clock)) {
 		fputs("<p>Clock offsets: not measured.</p>\n</section>\n", f);
 		return;
 	}
-	fputs("<p>Clock alignment (node clock minus coordinator clock; events are placed on the "
-	      "coordinator's clock with these offsets):</p>\n<table class=\"clock\">\n"
-	      "<tr><th>Node</th><th>Offset</th><th>Uncertainty</th><th>Round trip</th>"
-	      "<th>Samples</th></tr>\n",
-	      f);
+	fprintf(f,
+		"<p>%s</p>\n<table class=\"clock\">\n<tr><th>Node</th><th>Offset</th>"
+		"<th>Uncertainty</th><th>Round trip</th><th>Samples</th></tr>\n",
+		ru_clock_intro);
 	json_array_foreach(clock, i, n) {
 		fputs("<tr>", f);
-		td(f, jstr(n, "name"));
+		td(f, ru_str(n, "name"));
 		fprintf(f,
 			"<td class=\"num\">%s µs</td><td class=\"num\">± %s µs</td>"
 			"<td class=\"num\">%s µs</td><td class=\"num\">%s</td></tr>\n",
-			num(n, "offset_us", 1, b1, sizeof(b1)),
-			num(n, "uncertainty_us", 1, b2, sizeof(b2)),
-			num(n, "rtt_us", 1, b3, sizeof(b3)), num(n, "samples", 0, b4, sizeof(b4)));
+			ru_num_text(n, "offset_us", 1, b1, sizeof(b1)),
+			ru_num_text(n, "uncertainty_us", 1, b2, sizeof(b2)),
+			ru_num_text(n, "rtt_us", 1, b3, sizeof(b3)),
+			ru_num_text(n, "samples", 0, b4, sizeof(b4)));
 	}
 	fputs("</table>\n</section>\n", f);
 }
@@ -1214,47 +1095,23 @@ static void html_target(FILE *f, const json_t *t)
 
 	fputs("<td>", f);
 	if (!json_is_object(t)) {
-		fputs(DASH "</td>", f);
+		fputs(RU_DASH "</td>", f);
 		return;
 	}
-	esc(f, jstr(t, "node") ?: "?");
-	if (jstr(t, "workload")) {
+	esc(f, ru_str(t, "node") ?: "?");
+	if (ru_str(t, "workload")) {
 		fputs(" workload ", f);
-		esc(f, jstr(t, "workload"));
+		esc(f, ru_str(t, "workload"));
 	}
-	if (jnum(t, "rail", &rail))
+	if (ru_num(t, "rail", &rail))
 		fprintf(f, " rail %.0f", rail);
-	if (jstr(t, "netdev")) {
+	if (ru_str(t, "netdev")) {
 		fputs(" netdev ", f);
-		esc(f, jstr(t, "netdev"));
+		esc(f, ru_str(t, "netdev"));
 	}
-	if (jstr(t, "device")) {
+	if (ru_str(t, "device")) {
 		fputs(" device ", f);
-		esc(f, jstr(t, "device"));
-	}
-	fputs("</td>", f);
-}
-
-static void html_params(FILE *f, const json_t *params)
-{
-	const char *key;
-	json_t *v;
-	bool first = true;
-
-	fputs("<td>", f);
-	if (!json_is_object(params) || !json_object_size(params)) {
-		fputs(DASH "</td>", f);
-		return;
-	}
-	json_object_foreach((json_t *)params, key, v) {
-		char *s = compact(v);
-
-		fputs(first ? "" : ", ", f);
-		esc(f, key);
-		fputc('=', f);
-		esc(f, s ? s : "?");
-		free(s);
-		first = false;
+		esc(f, ru_str(t, "device"));
 	}
 	fputs("</td>", f);
 }
@@ -1262,34 +1119,22 @@ static void html_params(FILE *f, const json_t *params)
 static void html_when(FILE *f, const json_t *fault, const char *ms_key, const char *at_key,
 		      const char *never)
 {
-	char b[48];
-	double ms;
-
 	fputs("<td>", f);
-	if (!jnum(fault, ms_key, &ms)) {
-		if (!strcmp(ms_key, "injected_ms") && jstr(fault, "error")) {
+	if (!ru_when(f, fault, ms_key, at_key, &html_markup)) {
+		if (!strcmp(ms_key, "injected_ms") && ru_str(fault, "error")) {
 			fputs("not injected: ", f);
-			esc(f, jstr(fault, "error"));
+			esc(f, ru_str(fault, "error"));
 		} else {
 			fputs(never, f);
 		}
-		fputs("</td>", f);
-		return;
-	}
-	fputs(fmt_ms(ms, b, sizeof(b)), f);
-	if (jstr(fault, at_key)) {
-		fputs(" (", f);
-		esc(f, jstr(fault, at_key));
-		fputc(')', f);
 	}
 	fputs("</td>", f);
 }
 
 static void html_actions(FILE *f, const json_t *r)
 {
-	const json_t *faults = jget(r, "faults"), *ft;
+	const json_t *faults = ru_get(r, "faults"), *ft;
 	char b1[32], b2[32];
-	double sent, rcvd;
 	size_t i;
 
 	fputs("<section id=\"actions\">\n<h2>Actions</h2>\n", f);
@@ -1303,81 +1148,103 @@ static void html_actions(FILE *f, const json_t *r)
 	      f);
 	json_array_foreach(faults, i, ft) {
 		fputs("<tr>", f);
-		td(f, jstr(ft, "id"));
-		td(f, jstr(ft, "injector"));
-		html_target(f, jget(ft, "target"));
-		html_params(f, jget(ft, "params"));
-		fprintf(f, "<td>at %s ms for %s ms</td>", num(ft, "at_ms", 0, b1, sizeof(b1)),
-			num(ft, "duration_ms", 0, b2, sizeof(b2)));
+		td(f, ru_str(ft, "id"));
+		td(f, ru_str(ft, "injector"));
+		html_target(f, ru_get(ft, "target"));
+		fputs("<td>", f);
+		ru_params(f, ru_get(ft, "params"), &html_markup);
+		fputs("</td>", f);
+		fprintf(f, "<td>at %s ms for %s ms</td>",
+			ru_num_text(ft, "at_ms", 0, b1, sizeof(b1)),
+			ru_num_text(ft, "duration_ms", 0, b2, sizeof(b2)));
 		html_when(f, ft, "injected_ms", "injected_at", "not injected");
 		html_when(f, ft, "reverted_ms", "reverted_at", "not reverted");
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n<ul>\n", f);
-	json_array_foreach(faults, i, ft) {
-		if (!jget(ft, "pfc"))
-			continue;
-		fputs("<li>PFC evidence for ", f);
-		esc(f, jstr(ft, "id"));
-		fputs(": ", f);
-		if (jnum(ft, "pfc.frames_sent", &sent))
-			fprintf(f, "%.0f frames sent, ", sent);
-		if (jnum(ft, "pfc.frames_received", &rcvd))
-			fprintf(f, "%.0f received; ", rcvd);
-		esc(f, jstr(ft, "pfc.evidence") ?: "?");
-		fputs(".</li>\n", f);
-	}
-	json_array_foreach(faults, i, ft) {
-		if (!jstr(ft, "note"))
-			continue;
-		fputs("<li>Note on ", f);
-		esc(f, jstr(ft, "id"));
-		fputs(": ", f);
-		esc(f, jstr(ft, "note"));
-		fputs("</li>\n", f);
-	}
+	ru_fault_notes(f, faults, &html_markup);
 	fputs("</ul>\n</section>\n", f);
 }
 
 static void html_measure_row(FILE *f, const json_t *ft, const char *what, const char *absent)
 {
-	const json_t *m = jget(ft, what);
-	const char *why;
-	char b[32];
-	double ms;
+	static const char *const results[] = {
+	    [RU_RESULT_OK] = "<td class=\"ok\">ok</td>",
+	    [RU_RESULT_INCONCLUSIVE] = "<td class=\"warn\">inconclusive</td>",
+	    [RU_RESULT_NOT_OK] = "<td class=\"bad\">not ok</td>",
+	};
+	const json_t *m = ru_get(ft, what);
+	char b1[32], b2[32];
 
 	fputs("<tr>", f);
-	td(f, jstr(ft, "id"));
+	td(f, ru_str(ft, "id"));
 	fprintf(f, "<td>%s</td>", what);
 	if (!json_is_object(m)) {
-		fprintf(f, "<td>" DASH "</td><td>" DASH "</td><td>%s</td><td>" DASH "</td></tr>\n",
+		fprintf(f,
+			"<td>" RU_DASH "</td><td>" RU_DASH "</td><td>%s</td><td>" RU_DASH
+			"</td></tr>\n",
 			absent);
 		return;
 	}
-	fprintf(f, "<td class=\"num\">%s</td>",
-		jnum(m, "ms", &ms) ? fmt_ms(ms, b, sizeof(b)) : DASH);
-	fprintf(f, "<td class=\"num\">%s</td>",
-		jnum(m, "threshold_ms", &ms) ? fmt_ms(ms, b, sizeof(b)) : DASH);
-	if (json_is_true(jget(m, "ok")))
-		fputs("<td class=\"ok\">ok</td>", f);
-	else if (json_is_true(jget(m, "inconclusive")))
-		fputs("<td class=\"warn\">inconclusive</td>", f);
-	else
-		fputs("<td class=\"bad\">not ok</td>", f);
-	why = jstr(m, "note");
-	if (!why)
-		why = jstr(m, "signal");
-	if (!why && !jnum(m, "ms", &ms))
-		why = "not seen";
-	td(f, why);
+	fprintf(f, "<td class=\"num\">%s</td><td class=\"num\">%s</td>%s",
+		ru_ms_text(m, "ms", b1, sizeof(b1)), ru_ms_text(m, "threshold_ms", b2, sizeof(b2)),
+		results[ru_measure_result(m)]);
+	td(f, ru_measure_why(m));
 	fputs("</tr>\n", f);
+}
+
+/* Alert coverage: each fault x expected alert, then the alerts nobody expected. */
+static void html_alerts(FILE *f, const json_t *r)
+{
+	const json_t *a = ru_get(r, "alerts"), *row;
+	char b1[32], b2[32];
+	double v;
+	size_t i;
+
+	if (!json_is_object(a))
+		return;
+	fputs("<section id=\"alerts\">\n<h2>Alerts</h2>\n", f);
+	if (json_array_size(ru_get(a, "coverage"))) {
+		fputs("<table class=\"alerts\">\n<tr><th>Fault</th><th>Alert</th><th>Fired (after "
+		      "injection)</th><th>Resolved (after revert)</th><th>Result</th></tr>\n",
+		      f);
+		json_array_foreach(ru_get(a, "coverage"), i, row) {
+			fputs("<tr><td>", f);
+			esc(f, ru_str(row, "fault"));
+			fputs("</td><td>", f);
+			esc(f, ru_str(row, "alert"));
+			fputs("</td><td>", f);
+			esc(f, ru_str(row, "status"));
+			fprintf(f, ": %s / %s</td><td>",
+				ru_num(row, "fired_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1))
+							    : RU_DASH,
+				ru_num(row, "fire_within_ms", &v) ? ru_fmt_ms(v, b2, sizeof(b2))
+								  : RU_DASH);
+			esc(f, ru_str(row, "resolve"));
+			fprintf(
+			    f, ": %s / %s</td><td>%s</td></tr>\n",
+			    ru_num(row, "resolved_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1)) : RU_DASH,
+			    ru_num(row, "resolve_within_ms", &v) ? ru_fmt_ms(v, b2, sizeof(b2))
+								 : "not checked",
+			    json_is_true(ru_get(row, "ok")) ? "ok" : "<b class=\"bad\">not ok</b>");
+		}
+		fputs("</table>\n", f);
+	}
+	fputs("<p>Alerts nobody expected: ", f);
+	if (!json_array_size(ru_get(a, "unexpected")))
+		fputs("none.", f);
+	json_array_foreach(ru_get(a, "unexpected"), i, row) {
+		fputs(i ? ", " : "", f);
+		esc(f, ru_str(row, "alert"));
+		fprintf(f, " (first at %s)",
+			ru_num(row, "first_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1)) : RU_DASH);
+	}
+	fputs("</p>\n</section>\n", f);
 }
 
 static void html_results(FILE *f, const json_t *r)
 {
-	const json_t *faults = jget(r, "faults"), *ft;
-	char b[32];
-	double ratio;
+	const json_t *faults = ru_get(r, "faults"), *ft;
 	size_t i;
 
 	fputs("<section id=\"results\">\n<h2>Results</h2>\n", f);
@@ -1393,54 +1260,32 @@ static void html_results(FILE *f, const json_t *r)
 		html_measure_row(f, ft, "isolation", "not checked");
 		html_measure_row(f, ft, "recovery", "not measured");
 	}
-	if (jnum(r, "expect.recovery.throughput_ratio", &ratio))
-		snprintf(b, sizeof(b), "%.0f%%", ratio * 100);
-	else
-		snprintf(b, sizeof(b), "the expected share");
-	fprintf(f,
-		"</table>\n<p>Detection and isolation count from the injection to the first "
-		"matching event; recovery counts to the end of the last stretch below %s of the "
-		"baseline throughput, after which it held (see docs/SCENARIOS.md, \"How times are "
-		"measured\").</p>\n</section>\n",
-		b);
+	fputs("</table>\n<p>", f);
+	ru_results_note(f, r);
+	fputs("</p>\n</section>\n", f);
 }
 
 static void html_integrity(FILE *f, const json_t *r)
 {
-	const json_t *in = jget(r, "workload.integrity");
-	char b[5][32], lim[32];
+	static const struct ru_row row = {"<tr><td class=\"num\">", "</td><td class=\"num\">",
+					  "</td></tr>\n"};
 
 	fputs("<section id=\"integrity\">\n<h2>Integrity</h2>\n", f);
-	if (!json_is_object(in)) {
-		fputs("<p>Unknown: the workload's client or server summary is missing, so lost "
-		      "and corrupted messages could not be counted.</p>\n</section>\n",
-		      f);
+	if (!json_is_object(ru_get(r, "workload.integrity"))) {
+		fprintf(f, "<p>%s</p>\n</section>\n", ru_integrity_unknown);
 		return;
 	}
-	fprintf(f,
-		"<table class=\"integrity\">\n<tr><th>Sent</th><th>Received</th><th>Lost</th>"
-		"<th>Duplicated</th><th>Corrupted</th></tr>\n<tr><td class=\"num\">%s</td>"
-		"<td class=\"num\">%s</td><td class=\"num\">%s",
-		num(in, "sent", 0, b[0], sizeof(b[0])), num(in, "received", 0, b[1], sizeof(b[1])),
-		num(in, "lost", 0, b[2], sizeof(b[2])));
-	if (json_is_number(jget(r, "expect.integrity.lost")))
-		fprintf(f, " (at most %s)", num(r, "expect.integrity.lost", 0, lim, sizeof(lim)));
-	fprintf(f, "</td><td class=\"num\">%s</td><td class=\"num\">%s",
-		num(in, "duplicated", 0, b[3], sizeof(b[3])),
-		num(in, "corrupted", 0, b[4], sizeof(b[4])));
-	if (json_is_number(jget(r, "expect.integrity.corrupted")))
-		fprintf(f, " (at most %s)",
-			num(r, "expect.integrity.corrupted", 0, lim, sizeof(lim)));
-	fputs("</td></tr>\n</table>\n<p>Lost: acknowledged to the client but never received "
-	      "intact by the server. Duplicates are expected after a failover (the client "
-	      "resends what was in flight).</p>\n</section>\n",
+	fputs("<table class=\"integrity\">\n<tr><th>Sent</th><th>Received</th><th>Lost</th>"
+	      "<th>Duplicated</th><th>Corrupted</th></tr>\n",
 	      f);
+	ru_integrity_row(f, r, &row);
+	fprintf(f, "</table>\n<p>%s</p>\n</section>\n", ru_integrity_note);
 }
 
 static void html_throughput(FILE *f, const json_t *r)
 {
-	const json_t *w = jget(r, "workload"), *win = jget(w, "baseline.window_ms");
-	char b[6][32];
+	const json_t *w = ru_get(r, "workload"), *win = ru_get(w, "baseline.window_ms");
+	char b[3][32];
 
 	fprintf(f,
 		"<section id=\"throughput\">\n<h2>Throughput</h2>\n<table class=\"throughput\">\n"
@@ -1450,37 +1295,24 @@ static void html_throughput(FILE *f, const json_t *r)
 		mbps_cell(w, "throughput.before_mbps", b[0], sizeof(b[0])),
 		mbps_cell(w, "throughput.during_mbps", b[1], sizeof(b[1])),
 		mbps_cell(w, "throughput.after_mbps", b[2], sizeof(b[2])));
-	if (!json_is_object(jget(w, "baseline"))) {
+	if (!json_is_object(ru_get(w, "baseline"))) {
 		fputs("<p>No baseline was measured.</p>\n</section>\n", f);
 		return;
 	}
-	fprintf(f, "<p>Baseline: %s MB/s mean, p50 latency %s µs, over %s samples",
-		num(w, "baseline.throughput_mbps", 1, b[0], sizeof(b[0])),
-		num(w, "baseline.latency_us_p50", 0, b[1], sizeof(b[1])),
-		num(w, "baseline.samples", 0, b[2], sizeof(b[2])));
+	fputs("<p>", f);
+	ru_baseline(f, w);
 	if (json_array_size(win) == 2 && json_is_number(json_array_get(win, 0)) &&
 	    json_is_number(json_array_get(win, 1)))
 		fprintf(f, " in %.0f-%.0f ms", json_number_value(json_array_get(win, 0)),
 			json_number_value(json_array_get(win, 1)));
 	fputs(".", f);
-	if (jstr(w, "from") && jstr(w, "to")) {
-		fputs(" Workload: ", f);
-		esc(f, jstr(w, "kind") ?: "stream");
-		fputc(' ', f);
-		esc(f, jstr(w, "from"));
-		fputs(" → ", f);
-		esc(f, jstr(w, "to"));
-		fprintf(f, ", %s-byte messages, queue depth %s.",
-			num(w, "msg_size", 0, b[3], sizeof(b[3])),
-			num(w, "queue_depth", 0, b[4], sizeof(b[4])));
-	}
+	ru_workload(f, w, &html_markup);
 	fputs("</p>\n</section>\n", f);
 }
 
 static void html_anomalies(FILE *f, const json_t *r)
 {
-	const json_t *an = jget(r, "anomalies"), *a;
-	char b[32];
+	const json_t *an = ru_get(r, "anomalies"), *a;
 	size_t i;
 
 	fputs("<section id=\"anomalies\">\n<h2>Anomalies</h2>\n", f);
@@ -1489,41 +1321,20 @@ static void html_anomalies(FILE *f, const json_t *r)
 		return;
 	}
 	fputs("<ul>\n", f);
-	json_array_foreach(an, i, a) {
-		const json_t *what = jget(a, "what");
-		char *s = what ? compact(what) : compact(a);
-
-		fprintf(f, "<li>%s ms, ", num(a, "t_ms", 1, b, sizeof(b)));
-		esc(f, jstr(a, "node") ?: "?");
-		fputs(": ", f);
-		if (s && s[0] == '{') {
-			fputs("<code>", f);
-			esc(f, s);
-			fputs("</code>", f);
-		} else {
-			esc(f, s ? s : "?");
-		}
-		fputs("</li>\n", f);
-		free(s);
-	}
+	json_array_foreach(an, i, a)
+		ru_anomaly(f, a, &html_markup);
 	fputs("</ul>\n</section>\n", f);
 }
 
 static void html_cleanup(FILE *f, const json_t *r)
 {
-	const json_t *c = jget(r, "cleanup"), *acts = jget(c, "actions"), *a;
+	const json_t *c = ru_get(r, "cleanup"), *acts = ru_get(c, "actions"), *a;
+	/* here a null cleanup counts as none recorded (report.md: not verified) */
+	enum ru_cleanup state = ru_cleanup_of(json_is_null(c) ? NULL : c);
 	size_t i;
 
-	fputs("<section id=\"cleanup\">\n<h2>Cleanup</h2>\n", f);
-	if (!c || json_is_null(c))
-		fputs("<p class=\"bad\">No cleanup was recorded: check the nodes by hand.</p>\n",
-		      f);
-	else if (json_is_true(jget(c, "verified")))
-		fputs("<p>Every fault was reverted and the prior state verified.</p>\n", f);
-	else
-		fputs("<p class=\"bad\">Not verified: check the nodes by hand before the next "
-		      "drill.</p>\n",
-		      f);
+	fprintf(f, "<section id=\"cleanup\">\n<h2>Cleanup</h2>\n<p%s>%s</p>\n",
+		state == RU_CLEANUP_VERIFIED ? "" : " class=\"bad\"", ru_cleanup_text[state]);
 	if (json_array_size(acts)) {
 		fputs("<table class=\"cleanup\">\n<tr><th>Node</th><th>Fault</th><th>Action</th>"
 		      "<th>Verified</th></tr>\n",
@@ -1531,17 +1342,17 @@ static void html_cleanup(FILE *f, const json_t *r)
 		json_array_foreach(acts, i, a) {
 			fputs("<tr>", f);
 			if (json_is_string(a)) {
-				fputs("<td>" DASH "</td><td>" DASH "</td>", f);
+				fputs("<td>" RU_DASH "</td><td>" RU_DASH "</td>", f);
 				td(f, json_string_value(a));
-				fputs("<td>" DASH "</td></tr>\n", f);
+				fputs("<td>" RU_DASH "</td></tr>\n", f);
 				continue;
 			}
-			td(f, jstr(a, "node"));
-			td(f, jstr(a, "fault_id"));
-			td(f, jstr(a, "action"));
-			fputs(json_is_true(jget(a, "verified"))	   ? "<td class=\"ok\">yes</td>"
-			      : json_is_false(jget(a, "verified")) ? "<td class=\"bad\">no</td>"
-								   : "<td>" DASH "</td>",
+			td(f, ru_str(a, "node"));
+			td(f, ru_str(a, "fault_id"));
+			td(f, ru_str(a, "action"));
+			fputs(json_is_true(ru_get(a, "verified"))    ? "<td class=\"ok\">yes</td>"
+			      : json_is_false(ru_get(a, "verified")) ? "<td class=\"bad\">no</td>"
+								     : "<td>" RU_DASH "</td>",
 			      f);
 			fputs("</tr>\n", f);
 		}
@@ -1550,69 +1361,20 @@ static void html_cleanup(FILE *f, const json_t *r)
 	fputs("</section>\n", f);
 }
 
-/* Only the limits the scenario set; 0 in report.json means "not limited". */
-static void html_blast_radius(FILE *f, const json_t *b)
-{
-	json_int_t nodes = json_integer_value(jget(b, "max_nodes"));
-	json_int_t rails = json_integer_value(jget(b, "max_rails"));
-	double share = json_number_value(jget(b, "max_fleet_share"));
-	const char *sep = "";
-
-	if (!nodes && !rails && !(share > 0)) {
-		fputs("<li>Blast radius: not limited by the scenario.</li>\n", f);
-		return;
-	}
-	fputs("<li>Blast radius, at once:", f);
-	if (nodes) {
-		fprintf(f, " at most %lld node(s)", (long long)nodes);
-		sep = ",";
-	}
-	if (rails) {
-		fprintf(f, "%s at most %lld rail(s)", sep, (long long)rails);
-		sep = ",";
-	}
-	if (share > 0)
-		fprintf(f, "%s at most %.0f%% of the fleet", sep, 100 * share);
-	fputs("; checked before anything was touched, and by each agent.</li>\n", f);
-}
-
 static void html_safety(FILE *f, const json_t *r)
 {
-	const json_t *s = jget(r, "safety"), *g;
-	double v;
-	size_t i;
+	const json_t *s = ru_get(r, "safety");
 
 	if (!json_is_object(s))
 		return;
 	fputs("<section id=\"safety\">\n<h2>Safety</h2>\n<ul>\n", f);
-	if (jnum(s, "lease_ms", &v))
-		fprintf(f,
-			"<li>Each fault was leased for %.1f s (renewals sent %lld, failed %lld): "
-			"an agent that stops hearing from the coordinator reverts it.</li>\n",
-			v / 1000.0, json_integer_value(jget(s, "renewals.sent")),
-			json_integer_value(jget(s, "renewals.failed")));
-	html_blast_radius(f, jget(s, "blast_radius"));
-	json_array_foreach(jget(s, "guards"), i, g) {
-		fprintf(f, "<li>Guard %zu: abort on ", i);
-		esc(f, jstr(g, "description") ?: "?");
-		if (jnum(g, "flow.baseline_mbps", &v))
-			fprintf(f, " (flow baseline %.2f MB/s)", v);
-		fputs(": ", f);
-		if (json_is_true(jget(g, "tripped"))) {
-			fprintf(f, "<b class=\"bad\">tripped</b> at %.1f s: ",
-				json_number_value(jget(g, "tripped_ms")) / 1000.0);
-			esc(f, jstr(g, "why") ?: "?");
-		} else {
-			fputs("held", f);
-		}
-		fputs("</li>\n", f);
-	}
+	ru_safety_items(f, s, &html_markup);
 	fputs("</ul>\n</section>\n", f);
 }
 
 static void html_action_items(FILE *f, const json_t *r)
 {
-	const json_t *items = jget(r, "action_items"), *a;
+	const json_t *items = ru_get(r, "action_items"), *a;
 	size_t i;
 
 	fputs("<section id=\"action-items\">\n<h2>Action items</h2>\n", f);
@@ -1629,14 +1391,14 @@ static void html_action_items(FILE *f, const json_t *r)
 	json_array_foreach(items, i, a) {
 		fputs("<tr>", f);
 		if (json_is_string(a)) {
-			fputs("<td>" DASH "</td>", f);
+			fputs("<td>" RU_DASH "</td>", f);
 			td(f, json_string_value(a));
-			fputs("<td>" DASH "</td></tr>\n", f);
+			fputs("<td>" RU_DASH "</td></tr>\n", f);
 			continue;
 		}
-		td(f, jstr(a, "fault") ?: "all");
-		td(f, jstr(a, "item"));
-		td(f, jstr(a, "because"));
+		td(f, ru_str(a, "fault") ?: "all");
+		td(f, ru_str(a, "item"));
+		td(f, ru_str(a, "because"));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n</section>\n", f);
@@ -1646,7 +1408,6 @@ static int emit_html(FILE *f, const void *arg)
 {
 	const json_t *const *in = arg, *r = in[0], *events = in[1];
 	struct tl tl = {0};
-	char b[32];
 	int ret;
 
 	if (!json_is_array(events))
@@ -1664,18 +1425,16 @@ static int emit_html(FILE *f, const void *arg)
 	html_environment(f, r);
 	html_actions(f, r);
 	html_results(f, r);
+	html_alerts(f, r);
 	html_integrity(f, r);
 	html_throughput(f, r);
 	html_anomalies(f, r);
 	html_cleanup(f, r);
 	html_safety(f, r);
 	html_action_items(f, r);
-	fputs("<footer>\n<p class=\"note\">Every event: <code>", f);
-	esc(f, jstr(r, "events.file") ?: "events.jsonl");
-	fprintf(f, "</code> (%s events). Machine record: <code>report.json</code> (",
-		num(r, "events.count", 0, b, sizeof(b)));
-	esc(f, jstr(r, "schema") ?: REPORT_SCHEMA);
-	fputs(").</p>\n</footer>\n</main>\n</body>\n</html>\n", f);
+	fputs("<footer>\n<p class=\"note\">", f);
+	ru_record(f, r, &html_markup);
+	fputs("</p>\n</footer>\n</main>\n</body>\n</html>\n", f);
 	ret = ferror(f) ? -EIO : 0;
 out:
 	free(tl.pts);

@@ -9,7 +9,6 @@
  * output depends on the report alone, so it is byte-for-byte reproducible.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,28 +16,7 @@
 #include <string.h>
 
 #include "reports/report.h"
-
-/* ---- JSON access that tolerates anything -------------------------------- */
-
-static const json_t *jget(const json_t *o, const char *key)
-{
-	return json_is_object(o) ? json_object_get(o, key) : NULL;
-}
-
-static const char *jstr(const json_t *o, const char *key)
-{
-	return json_string_value(jget(o, key));
-}
-
-static bool jnum(const json_t *o, const char *key, double *v)
-{
-	const json_t *j = jget(o, key);
-
-	if (!json_is_number(j))
-		return false;
-	*v = json_number_value(j);
-	return true;
-}
+#include "reports/report_util.h"
 
 /* ---- XML text ----------------------------------------------------------- */
 
@@ -101,6 +79,7 @@ static bool xml_char_ok(unsigned int cp)
 static void xml_put(FILE *f, const char *s, bool attr)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const char *e;
 	unsigned int cp;
 	size_t n;
 
@@ -111,34 +90,17 @@ static void xml_put(FILE *f, const char *s, bool attr)
 			p += n ? n : 1;
 			continue;
 		}
-		switch (cp) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		case '\r':
+		e = ru_entity(cp, "&apos;");
+		if (e)
+			fputs(e, f);
+		else if (cp == '\r')
 			fputs("&#13;", f);
-			break;
-		case '\n':
-			fputs(attr ? "&#10;" : "\n", f);
-			break;
-		case '\t':
-			fputs(attr ? "&#9;" : "\t", f);
-			break;
-		default:
+		else if (cp == '\n' && attr)
+			fputs("&#10;", f);
+		else if (cp == '\t' && attr)
+			fputs("&#9;", f);
+		else
 			fwrite(p, 1, n, f);
-		}
 		p += n;
 	}
 }
@@ -151,16 +113,6 @@ static void xml_attr(FILE *f, const char *name, const char *value)
 }
 
 /* ---- formatting --------------------------------------------------------- */
-
-/* "812 ms", "1.4 ms", as in report.md. */
-static const char *fmt_ms(double ms, char *buf, size_t len)
-{
-	if (ms < 10 && fabs(ms - round(ms)) >= 0.05)
-		snprintf(buf, len, "%.1f ms", ms);
-	else
-		snprintf(buf, len, "%.0f ms", ms);
-	return buf;
-}
 
 /* A JSON scalar as text: integers without a point, reals with up to 15 digits. */
 static const char *fmt_scalar(const json_t *v, char *buf, size_t len)
@@ -262,15 +214,15 @@ static void target_text(struct sbuf *b, const json_t *t)
 {
 	double rail;
 
-	sb_printf(b, "%s", jstr(t, "node") ?: "?");
-	if (jstr(t, "workload"))
-		sb_printf(b, " workload %s", jstr(t, "workload"));
-	if (jnum(t, "rail", &rail))
+	sb_printf(b, "%s", ru_str(t, "node") ?: "?");
+	if (ru_str(t, "workload"))
+		sb_printf(b, " workload %s", ru_str(t, "workload"));
+	if (ru_num(t, "rail", &rail))
 		sb_printf(b, " rail %.0f", rail);
-	if (jstr(t, "netdev"))
-		sb_printf(b, " netdev %s", jstr(t, "netdev"));
-	if (jstr(t, "device"))
-		sb_printf(b, " device %s", jstr(t, "device"));
+	if (ru_str(t, "netdev"))
+		sb_printf(b, " netdev %s", ru_str(t, "netdev"));
+	if (ru_str(t, "device"))
+		sb_printf(b, " device %s", ru_str(t, "device"));
 }
 
 /* What a failure's body says about the fault, so a CI page stands on its own. */
@@ -278,19 +230,19 @@ static void fault_context(struct sbuf *b, const json_t *ft)
 {
 	double ms;
 
-	sb_printf(b, "fault %s: %s on ", jstr(ft, "id") ?: "?", jstr(ft, "injector") ?: "?");
-	target_text(b, jget(ft, "target"));
+	sb_printf(b, "fault %s: %s on ", ru_str(ft, "id") ?: "?", ru_str(ft, "injector") ?: "?");
+	target_text(b, ru_get(ft, "target"));
 	sb_printf(b, "\n");
-	if (jnum(ft, "injected_ms", &ms)) {
+	if (ru_num(ft, "injected_ms", &ms)) {
 		sb_printf(b, "injected at %.3f ms", ms);
-		if (jstr(ft, "injected_at"))
-			sb_printf(b, " (%s)", jstr(ft, "injected_at"));
+		if (ru_str(ft, "injected_at"))
+			sb_printf(b, " (%s)", ru_str(ft, "injected_at"));
 		sb_printf(b, "\n");
 	}
-	if (jnum(ft, "reverted_ms", &ms)) {
+	if (ru_num(ft, "reverted_ms", &ms)) {
 		sb_printf(b, "reverted at %.3f ms", ms);
-		if (jstr(ft, "reverted_at"))
-			sb_printf(b, " (%s)", jstr(ft, "reverted_at"));
+		if (ru_str(ft, "reverted_at"))
+			sb_printf(b, " (%s)", ru_str(ft, "reverted_at"));
 		sb_printf(b, "\n");
 	}
 }
@@ -298,7 +250,7 @@ static void fault_context(struct sbuf *b, const json_t *ft)
 /* "(signals: workload_error, port_event)" from expect.detection.signals. */
 static void signals_text(struct sbuf *b, const json_t *report)
 {
-	const json_t *sigs = jget(jget(jget(report, "expect"), "detection"), "signals"), *s;
+	const json_t *sigs = ru_get(report, "expect.detection.signals"), *s;
 	size_t i;
 
 	if (!json_array_size(sigs))
@@ -315,7 +267,7 @@ static void signals_text(struct sbuf *b, const json_t *report)
  */
 static const char *phase_stat(const json_t *report, const char *what)
 {
-	return jstr(jget(jget(report, "expect"), what), "stat") ?: "max";
+	return ru_str(ru_get(ru_get(report, "expect"), what), "stat") ?: "max";
 }
 
 struct case_ctx {
@@ -334,15 +286,15 @@ static void measured_text(struct sbuf *b, const json_t *m)
 	char b1[32], b2[32];
 	double ms, thr;
 
-	if (!jnum(m, "ms", &ms)) {
+	if (!ru_num(m, "ms", &ms)) {
 		sb_printf(b, "nothing measured");
 		return;
 	}
-	if (!jnum(m, "threshold_ms", &thr))
-		sb_printf(b, "%s", fmt_ms(ms, b1, sizeof(b1)));
+	if (!ru_num(m, "threshold_ms", &thr))
+		sb_printf(b, "%s", ru_fmt_ms(ms, b1, sizeof(b1)));
 	else
-		sb_printf(b, "%s %s %s", fmt_ms(ms, b1, sizeof(b1)), ms <= thr ? "<=" : ">",
-			  fmt_ms(thr, b2, sizeof(b2)));
+		sb_printf(b, "%s %s %s", ru_fmt_ms(ms, b1, sizeof(b1)), ms <= thr ? "<=" : ">",
+			  ru_fmt_ms(thr, b2, sizeof(b2)));
 }
 
 /*
@@ -351,9 +303,9 @@ static void measured_text(struct sbuf *b, const json_t *m)
  */
 static int measure_case(json_t *cases, const struct case_ctx *c)
 {
-	const json_t *ft = c->fault, *m = jget(ft, c->what);
+	const json_t *ft = c->fault, *m = ru_get(ft, c->what);
 	struct sbuf name = {0}, msg = {0}, text = {0}, out = {0};
-	const char *result, *type = NULL, *note = jstr(m, "note"), *sig = jstr(m, "signal");
+	const char *result, *type = NULL, *note = ru_str(m, "note"), *sig = ru_str(m, "signal");
 	const char *stat = phase_stat(c->report, c->what);
 	double ms = 0, thr = 0, time_s = -1, rail;
 	bool seen, have_thr;
@@ -364,8 +316,8 @@ static int measure_case(json_t *cases, const struct case_ctx *c)
 		sb_printf(&name, "%s %s (trial %.0f)", c->base, c->what, c->trial);
 	else
 		sb_printf(&name, "%s %s", c->base, c->what);
-	seen = jnum(m, "ms", &ms);
-	have_thr = jnum(m, "threshold_ms", &thr);
+	seen = ru_num(m, "ms", &ms);
+	have_thr = ru_num(m, "threshold_ms", &thr);
 	if (seen)
 		time_s = ms / 1000.0;
 
@@ -375,13 +327,13 @@ static int measure_case(json_t *cases, const struct case_ctx *c)
 		sb_printf(&msg, "%s not checked: %s", c->what,
 			  !strcmp(c->what, "isolation") ? "the scenario sets no expect.isolation"
 							: "not recorded");
-	} else if (!jnum(ft, "injected_ms", &(double){0}) && jget(ft, "injected_ms")) {
+	} else if (!ru_num(ft, "injected_ms", &(double){0}) && ru_get(ft, "injected_ms")) {
 		result = "error";
 		type = "not_injected";
 		sb_printf(&msg, "%s could not be judged: the fault was not injected", c->what);
-		if (jstr(ft, "error") && *jstr(ft, "error"))
-			sb_printf(&msg, ": %s", jstr(ft, "error"));
-	} else if (json_is_true(jget(m, "ok"))) {
+		if (ru_str(ft, "error") && *ru_str(ft, "error"))
+			sb_printf(&msg, ": %s", ru_str(ft, "error"));
+	} else if (json_is_true(ru_get(m, "ok"))) {
 		result = "pass";
 		sb_printf(&out, "%s ", c->what);
 		measured_text(&out, m);
@@ -406,7 +358,7 @@ static int measure_case(json_t *cases, const struct case_ctx *c)
 		measured_text(&msg, m);
 		if (note)
 			sb_printf(&msg, " (%s)", note);
-	} else if (json_is_true(jget(m, "inconclusive")) || (!seen && c->inconclusive)) {
+	} else if (json_is_true(ru_get(m, "inconclusive")) || (!seen && c->inconclusive)) {
 		/* nothing was measured, so nothing was violated either */
 		result = "error";
 		type = "inconclusive";
@@ -415,17 +367,18 @@ static int measure_case(json_t *cases, const struct case_ctx *c)
 	} else if (seen) {
 		result = "failure";
 		type = "threshold";
-		sb_printf(&msg, "%s %s > %s", c->what, fmt_ms(ms, b1, sizeof(b1)),
-			  fmt_ms(thr, b2, sizeof(b2)));
+		sb_printf(&msg, "%s %s > %s", c->what, ru_fmt_ms(ms, b1, sizeof(b1)),
+			  ru_fmt_ms(thr, b2, sizeof(b2)));
 		if (sig)
 			sb_printf(&msg, " (signal: %s)", sig);
 	} else {
 		result = "failure";
 		type = "not_seen";
-		sb_printf(&msg, "%s not seen within %s", c->what, fmt_ms(thr, b2, sizeof(b2)));
+		sb_printf(&msg, "%s not seen within %s", c->what, ru_fmt_ms(thr, b2, sizeof(b2)));
 		if (!strcmp(c->what, "detection"))
 			signals_text(&msg, c->report);
-		else if (!strcmp(c->what, "isolation") && jnum(jget(ft, "target"), "rail", &rail))
+		else if (!strcmp(c->what, "isolation") &&
+			 ru_num(ru_get(ft, "target"), "rail", &rail))
 			sb_printf(&msg, " (no rail_down or failover of rail %.0f)", rail);
 		else if (!strcmp(c->what, "isolation"))
 			sb_printf(&msg, " (the fault is not on a workload rail)");
@@ -441,7 +394,7 @@ static int measure_case(json_t *cases, const struct case_ctx *c)
 		else
 			sb_printf(&text, "measured: nothing\n");
 		if (have_thr)
-			sb_printf(&text, "allowed: %s\n", fmt_ms(thr, b2, sizeof(b2)));
+			sb_printf(&text, "allowed: %s\n", ru_fmt_ms(thr, b2, sizeof(b2)));
 		if (note)
 			sb_printf(&text, "note: %s\n", note);
 	}
@@ -463,18 +416,18 @@ static int measure_case(json_t *cases, const struct case_ctx *c)
 static int fault_cases(json_t *cases, const json_t *report, const char *scenario)
 {
 	static const char *const whats[] = {"detection", "isolation", "recovery"};
-	const char *v = jstr(report, "verdict");
+	const char *v = ru_str(report, "verdict");
 	const json_t *ft;
 	struct sbuf cls = {0};
 	size_t i, k;
 	int ret = 0;
 
-	json_array_foreach(jget(report, "faults"), i, ft) {
-		const char *base = jstr(ft, "id") ?: "?";
+	json_array_foreach(ru_get(report, "faults"), i, ft) {
+		const char *base = ru_str(ft, "id") ?: "?";
 		double trial = 0;
 
-		if (jstr(ft, "fault") && jnum(ft, "trial", &trial) && trial > 0)
-			base = jstr(ft, "fault");
+		if (ru_str(ft, "fault") && ru_num(ft, "trial", &trial) && trial > 0)
+			base = ru_str(ft, "fault");
 		else
 			trial = 0;
 		cls.len = 0;
@@ -511,14 +464,14 @@ static void distribution_text(struct sbuf *b, const json_t *st)
 
 	for (k = 0; k < 3; k++) {
 		sb_printf(b, "%s%s ", k ? ", " : "", keys[k]);
-		if (jnum(st, keys[k], &v))
-			sb_printf(b, "%s", fmt_ms(v, b1, sizeof(b1)));
+		if (ru_num(st, keys[k], &v))
+			sb_printf(b, "%s", ru_fmt_ms(v, b1, sizeof(b1)));
 		else
 			sb_printf(b, "not seen");
 	}
-	if (jnum(st, "judged", &n))
+	if (ru_num(st, "judged", &n))
 		sb_printf(b, " over %.0f judged trials", n);
-	if (jnum(st, "seen", &seen))
+	if (ru_num(st, "seen", &seen))
 		sb_printf(b, " (%.0f seen)", seen);
 }
 
@@ -535,8 +488,8 @@ static int stat_cases(json_t *cases, const json_t *report, const char *scenario)
 	size_t i, k;
 	int ret = 0;
 
-	json_array_foreach(jget(report, "trials"), i, t) {
-		const char *base = jstr(t, "fault");
+	json_array_foreach(ru_get(report, "trials"), i, t) {
+		const char *base = ru_str(t, "fault");
 
 		if (!base)
 			continue;
@@ -546,43 +499,45 @@ static int stat_cases(json_t *cases, const json_t *report, const char *scenario)
 			double v = 0, thr = 0, n = 0, seen = 0, time_s = -1;
 			char b1[32], b2[32];
 
-			if (!jget(t, whats[k]))
+			if (!ru_get(t, whats[k]))
 				continue; /* a phase the scenario does not check */
-			st = jget(t, whats[k]);
-			stat = jstr(st, "stat") ?: phase_stat(report, whats[k]);
+			st = ru_get(t, whats[k]);
+			stat = ru_str(st, "stat") ?: phase_stat(report, whats[k]);
 			if (!strcmp(stat, "max"))
 				continue;
 			sb_printf(&name, "%s %s %s", base, whats[k], stat);
 			sb_printf(&cls, "rdmachaos.%s.%s", scenario, base);
-			jnum(st, "threshold_ms", &thr);
-			jnum(st, "judged", &n);
-			jnum(st, "seen", &seen);
+			ru_num(st, "threshold_ms", &thr);
+			ru_num(st, "judged", &n);
+			ru_num(st, "seen", &seen);
 			if (!json_is_object(st)) {
 				result = "error";
 				type = "inconclusive";
 				sb_printf(&msg, "%s %s could not be judged: no trial was measured",
 					  whats[k], stat);
-			} else if (json_is_true(jget(st, "ok"))) {
+			} else if (json_is_true(ru_get(st, "ok"))) {
 				result = "pass";
-				if (jnum(st, "value", &v))
+				if (ru_num(st, "value", &v))
 					time_s = v / 1000.0;
 				sb_printf(&out, "%s %s %s <= %s: ", whats[k], stat,
-					  fmt_ms(v, b1, sizeof(b1)), fmt_ms(thr, b2, sizeof(b2)));
+					  ru_fmt_ms(v, b1, sizeof(b1)),
+					  ru_fmt_ms(thr, b2, sizeof(b2)));
 				distribution_text(&out, st);
 				sb_printf(&out, "\n");
-			} else if (jnum(st, "value", &v)) {
+			} else if (ru_num(st, "value", &v)) {
 				result = "failure";
 				type = "threshold";
 				time_s = v / 1000.0;
 				sb_printf(&msg, "%s %s over %.0f trials %s > %s", whats[k], stat, n,
-					  fmt_ms(v, b1, sizeof(b1)), fmt_ms(thr, b2, sizeof(b2)));
+					  ru_fmt_ms(v, b1, sizeof(b1)),
+					  ru_fmt_ms(thr, b2, sizeof(b2)));
 			} else {
 				result = "failure";
 				type = "not_seen";
 				sb_printf(
 				    &msg,
 				    "%s %s over %.0f trials: not seen within %s in %.0f of them",
-				    whats[k], stat, n, fmt_ms(thr, b2, sizeof(b2)), n - seen);
+				    whats[k], stat, n, ru_fmt_ms(thr, b2, sizeof(b2)), n - seen);
 			}
 			if (strcmp(result, "pass")) {
 				sb_printf(&text, "fault %s: ", base);
@@ -591,7 +546,7 @@ static int stat_cases(json_t *cases, const json_t *report, const char *scenario)
 				else
 					sb_printf(&text, "no trial could be judged");
 				sb_printf(&text, "\nallowed: %s %s\n", stat,
-					  fmt_ms(thr, b2, sizeof(b2)));
+					  ru_fmt_ms(thr, b2, sizeof(b2)));
 			}
 			ret = name.oom || cls.oom ? -ENOMEM
 						  : add_case(cases, cls.s, name.s, time_s, result,
@@ -610,8 +565,8 @@ static int stat_cases(json_t *cases, const json_t *report, const char *scenario)
 
 static int integrity_case(json_t *cases, const json_t *report, const char *cls)
 {
-	const json_t *in = jget(jget(report, "workload"), "integrity");
-	const json_t *lim = jget(jget(report, "expect"), "integrity");
+	const json_t *in = ru_get(report, "workload.integrity");
+	const json_t *lim = ru_get(report, "expect.integrity");
 	struct sbuf msg = {0}, text = {0}, out = {0};
 	const char *result = "pass", *type = NULL;
 	static const char *const keys[] = {"lost", "corrupted"};
@@ -621,7 +576,7 @@ static int integrity_case(json_t *cases, const json_t *report, const char *cls)
 	int ret;
 
 	for (k = 0; k < 2; k++)
-		bounded |= jnum(lim, keys[k], &max);
+		bounded |= ru_num(lim, keys[k], &max);
 	if (json_is_object(in)) {
 		static const char *const all[] = {"sent", "received", "lost", "duplicated",
 						  "corrupted"};
@@ -629,7 +584,7 @@ static int integrity_case(json_t *cases, const json_t *report, const char *cls)
 
 		sb_printf(&text, "messages:");
 		for (k = 0; k < 5; k++)
-			if (jnum(in, all[k], &v))
+			if (ru_num(in, all[k], &v))
 				sb_printf(&text, "%s %s %.0f",
 					  text.s && text.s[text.len - 1] == ':' ? "" : ",", all[k],
 					  v);
@@ -645,9 +600,9 @@ static int integrity_case(json_t *cases, const json_t *report, const char *cls)
 		sb_printf(&msg, "integrity unknown: the client or server summary is missing");
 	} else {
 		for (k = 0; k < 2; k++) {
-			if (!jnum(lim, keys[k], &max))
+			if (!ru_num(lim, keys[k], &max))
 				continue;
-			if (!jnum(in, keys[k], &got)) {
+			if (!ru_num(in, keys[k], &got)) {
 				result = "error";
 				type = "inconclusive";
 				sb_printf(&msg, "%s%s not counted", msg.len ? "; " : "", keys[k]);
@@ -663,7 +618,7 @@ static int integrity_case(json_t *cases, const json_t *report, const char *cls)
 		if (!strcmp(result, "pass")) {
 			sb_printf(&out, "integrity held:");
 			for (k = 0; k < 2; k++)
-				if (jnum(lim, keys[k], &max) && jnum(in, keys[k], &got))
+				if (ru_num(lim, keys[k], &max) && ru_num(in, keys[k], &got))
 					sb_printf(&out, "%s %s %.0f <= %.0f",
 						  out.s && out.s[out.len - 1] == ':' ? "" : ",",
 						  keys[k], got, max);
@@ -686,7 +641,7 @@ static int integrity_case(json_t *cases, const json_t *report, const char *cls)
 
 static int cleanup_case(json_t *cases, const json_t *report, const char *cls)
 {
-	const json_t *c = jget(report, "cleanup"), *acts = jget(c, "actions"), *a;
+	const json_t *c = ru_get(report, "cleanup"), *acts = ru_get(c, "actions"), *a;
 	struct sbuf msg = {0}, text = {0};
 	const char *result = "pass", *type = NULL;
 	size_t i, bad = 0;
@@ -694,17 +649,17 @@ static int cleanup_case(json_t *cases, const json_t *report, const char *cls)
 	int ret;
 
 	json_array_foreach(acts, i, a) {
-		const json_t *act = jget(a, "action");
+		const json_t *act = ru_get(a, "action");
 		char *s = !act || json_is_string(act)
 			      ? NULL
 			      : json_dumps(act, JSON_COMPACT | JSON_ENCODE_ANY);
 
-		if (!json_is_true(jget(a, "verified")))
+		if (!json_is_true(ru_get(a, "verified")))
 			bad++;
 		sb_printf(&text, "%s %s%s%s: %s\n",
-			  json_is_true(jget(a, "verified")) ? "verified" : "NOT verified",
-			  jstr(a, "node") ?: "?", jstr(a, "fault_id") ? " " : "",
-			  jstr(a, "fault_id") ?: "",
+			  json_is_true(ru_get(a, "verified")) ? "verified" : "NOT verified",
+			  ru_str(a, "node") ?: "?", ru_str(a, "fault_id") ? " " : "",
+			  ru_str(a, "fault_id") ?: "",
 			  json_is_string(act) ? json_string_value(act)
 			  : json_is_string(a) ? json_string_value(a)
 					      : (s ?: "?"));
@@ -714,7 +669,7 @@ static int cleanup_case(json_t *cases, const json_t *report, const char *cls)
 		result = "error";
 		type = "missing";
 		sb_printf(&msg, "no cleanup was recorded: check the nodes by hand");
-	} else if (!json_is_true(jget(c, "verified"))) {
+	} else if (!json_is_true(ru_get(c, "verified"))) {
 		result = "failure";
 		type = "cleanup";
 		sb_printf(&msg, "cleanup not verified: check the nodes by hand");
@@ -732,26 +687,26 @@ static int cleanup_case(json_t *cases, const json_t *report, const char *cls)
 
 static int guard_cases(json_t *cases, const json_t *report, const char *cls)
 {
-	const json_t *s = jget(report, "safety"), *guards = jget(s, "guards"), *g;
+	const json_t *s = ru_get(report, "safety"), *guards = ru_get(s, "guards"), *g;
 	double aborted = -1, t;
 	size_t i;
 	int ret = 0;
 
-	jnum(s, "aborted_by", &aborted);
+	ru_num(s, "aborted_by", &aborted);
 	json_array_foreach(guards, i, g) {
 		struct sbuf name = {0}, msg = {0}, out = {0};
-		const char *desc = jstr(g, "description");
-		bool tripped = json_is_true(jget(g, "tripped"));
+		const char *desc = ru_str(g, "description");
+		bool tripped = json_is_true(ru_get(g, "tripped"));
 
-		sb_printf(&name, "guard %zu %s", i, jstr(g, "kind") ?: "unknown");
+		sb_printf(&name, "guard %zu %s", i, ru_str(g, "kind") ?: "unknown");
 		if (tripped) {
 			sb_printf(&msg, "guard %zu tripped", i);
-			if (jnum(g, "tripped_ms", &t))
+			if (ru_num(g, "tripped_ms", &t))
 				sb_printf(&msg, " at %.1f s", t / 1000.0);
 			if (desc)
 				sb_printf(&msg, " (%s)", desc);
-			if (jstr(g, "why"))
-				sb_printf(&msg, ": %s", jstr(g, "why"));
+			if (ru_str(g, "why"))
+				sb_printf(&msg, ": %s", ru_str(g, "why"));
 			if (aborted == (double)i)
 				sb_printf(&msg, "; the drill was aborted");
 		} else {
@@ -760,6 +715,46 @@ static int guard_cases(json_t *cases, const json_t *report, const char *cls)
 		ret = name.oom ? -ENOMEM
 			       : add_case(cases, cls, name.s, -1, tripped ? "failure" : "pass",
 					  tripped ? "guard" : NULL, &msg, NULL, &out);
+		free(name.s);
+		free(msg.s);
+		free(out.s);
+		if (ret)
+			break;
+	}
+	return ret;
+}
+
+/* One case per fault x expected alert (report.alerts.coverage): fired and resolved in time. */
+static int alert_cases(json_t *cases, const json_t *report, const char *cls)
+{
+	const json_t *row;
+	double v;
+	size_t i;
+	int ret = 0;
+
+	json_array_foreach(ru_get(report, "alerts.coverage"), i, row) {
+		struct sbuf name = {0}, msg = {0}, out = {0};
+		const char *status = ru_str(row, "status") ?: "?";
+		const char *resolve = ru_str(row, "resolve") ?: "?";
+		bool ok = json_is_true(ru_get(row, "ok"));
+
+		sb_printf(&name, "%s alert %s", ru_str(row, "fault") ?: "?",
+			  ru_str(row, "alert") ?: "?");
+		if (!strcmp(status, "missed"))
+			sb_printf(&msg, "alert missed: no notification within %.0f ms",
+				  ru_num(row, "fire_within_ms", &v) ? v : 0);
+		else if (!strcmp(status, "late"))
+			sb_printf(&msg, "alert late: notified %.0f ms > %.0f ms",
+				  ru_num(row, "fired_ms", &v) ? v : 0,
+				  ru_num(row, "fire_within_ms", &v) ? v : 0);
+		else if (!ok)
+			sb_printf(&msg, "alert %s: resolved %s (allowed %.0f ms after the revert)",
+				  status, resolve, ru_num(row, "resolve_within_ms", &v) ? v : 0);
+		sb_printf(&out, "%s %s, resolve %s\n", ru_str(row, "alert") ?: "?", status,
+			  resolve);
+		ret = name.oom ? -ENOMEM
+			       : add_case(cases, cls, name.s, -1, ok ? "pass" : "failure",
+					  ok ? NULL : "alert", &msg, NULL, &out);
 		free(name.s);
 		free(msg.s);
 		free(out.s);
@@ -820,43 +815,20 @@ static void property(FILE *f, const char *name, const json_t *v)
 	fputs("/>\n", f);
 }
 
-/* report["readiness"] when it is whole, else derived again (an older report); caller decrefs. */
-static json_t *readiness_of(const json_t *r)
-{
-	const json_t *rd = jget(r, "readiness");
-
-	if (jstr(rd, "category") && jstr(rd, "rule"))
-		return json_incref((json_t *)rd);
-	return report_readiness(r);
-}
-
-/* report["action_items"] when present, else derived again; caller decrefs. */
-static json_t *action_items_of(const json_t *r)
-{
-	const json_t *items = jget(r, "action_items");
-
-	if (json_is_array(items))
-		return json_incref((json_t *)items);
-	return report_action_items(r);
-}
-
 static void properties(FILE *f, const json_t *r, const json_t *rd)
 {
-	const json_t *sc = jget(r, "scenario");
+	/* each named after its path in report.json; readiness is rd's category */
+	static const char *const names[] = {"schema",	     "tool_version",	"scenario.name",
+					    "scenario.file", "scenario.sha256", "scenario.owner",
+					    "seed",	     "verdict",		"exit_code",
+					    "readiness",     "started_at",	"finished_at"};
+	size_t k;
 
 	fputs("    <properties>\n", f);
-	property(f, "schema", jget(r, "schema"));
-	property(f, "tool_version", jget(r, "tool_version"));
-	property(f, "scenario.name", jget(sc, "name"));
-	property(f, "scenario.file", jget(sc, "file"));
-	property(f, "scenario.sha256", jget(sc, "sha256"));
-	property(f, "scenario.owner", jget(sc, "owner"));
-	property(f, "seed", jget(r, "seed"));
-	property(f, "verdict", jget(r, "verdict"));
-	property(f, "exit_code", jget(r, "exit_code"));
-	property(f, "readiness", jget(rd, "category"));
-	property(f, "started_at", jget(r, "started_at"));
-	property(f, "finished_at", jget(r, "finished_at"));
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		property(f, names[k],
+			 strcmp(names[k], "readiness") ? ru_get(r, names[k])
+						       : ru_get(rd, "category"));
 	fputs("    </properties>\n", f);
 }
 
@@ -869,19 +841,19 @@ static void trials_out(FILE *f, const json_t *r)
 	double n;
 	size_t i, k;
 
-	if (!json_array_size(jget(r, "trials")))
+	if (!json_array_size(ru_get(r, "trials")))
 		return;
 	sb_printf(&b, "trials:\n");
-	json_array_foreach(jget(r, "trials"), i, t) {
-		sb_printf(&b, "- %s", jstr(t, "fault") ?: "?");
-		if (jnum(t, "count", &n))
+	json_array_foreach(ru_get(r, "trials"), i, t) {
+		sb_printf(&b, "- %s", ru_str(t, "fault") ?: "?");
+		if (ru_num(t, "count", &n))
 			sb_printf(&b, ": %.0f trials", n);
 		for (k = 0; k < 3; k++) {
-			if (!jget(t, whats[k]))
+			if (!ru_get(t, whats[k]))
 				continue;
 			sb_printf(&b, "; %s ", whats[k]);
-			if (json_is_object(jget(t, whats[k])))
-				distribution_text(&b, jget(t, whats[k]));
+			if (json_is_object(ru_get(t, whats[k])))
+				distribution_text(&b, ru_get(t, whats[k]));
 			else
 				sb_printf(&b, "not judged");
 		}
@@ -895,22 +867,22 @@ static void trials_out(FILE *f, const json_t *r)
 /* The suite's <system-out>: the verdict, why, readiness and what to do next. */
 static void suite_out(FILE *f, const json_t *r, const json_t *rd, const json_t *items)
 {
-	const json_t *reasons = jget(r, "reasons"), *an = jget(r, "anomalies"), *x;
+	const json_t *reasons = ru_get(r, "reasons"), *an = ru_get(r, "anomalies"), *x;
 	char b[48];
 	size_t i;
 
 	fputs("    <system-out>", f);
 	fputs("verdict: ", f);
-	xml_put(f, jstr(r, "verdict") ?: "unknown", false);
-	if (fmt_scalar(jget(r, "exit_code"), b, sizeof(b)))
-		fprintf(f, " (exit code %s)", fmt_scalar(jget(r, "exit_code"), b, sizeof(b)));
+	xml_put(f, ru_str(r, "verdict") ?: "unknown", false);
+	if (fmt_scalar(ru_get(r, "exit_code"), b, sizeof(b)))
+		fprintf(f, " (exit code %s)", fmt_scalar(ru_get(r, "exit_code"), b, sizeof(b)));
 	fputs("\n", f);
 	if (json_is_object(rd)) {
 		fputs("readiness: ", f);
-		xml_put(f, jstr(rd, "label") ?: jstr(rd, "category") ?: "?", false);
-		if (jstr(rd, "rule")) {
+		xml_put(f, ru_str(rd, "label") ?: ru_str(rd, "category") ?: "?", false);
+		if (ru_str(rd, "rule")) {
 			fputs(" (", f);
-			xml_put(f, jstr(rd, "rule"), false);
+			xml_put(f, ru_str(rd, "rule"), false);
 			fputs(")", f);
 		}
 		fputs("\n", f);
@@ -927,14 +899,14 @@ static void suite_out(FILE *f, const json_t *r, const json_t *rd, const json_t *
 		fputs("action items:\n", f);
 		json_array_foreach(items, i, x) {
 			fputs("- ", f);
-			if (jstr(x, "fault")) {
-				xml_put(f, jstr(x, "fault"), false);
+			if (ru_str(x, "fault")) {
+				xml_put(f, ru_str(x, "fault"), false);
 				fputs(": ", f);
 			}
-			xml_put(f, jstr(x, "item") ?: "?", false);
-			if (jstr(x, "because")) {
+			xml_put(f, ru_str(x, "item") ?: "?", false);
+			if (ru_str(x, "because")) {
 				fputs(" (because: ", f);
-				xml_put(f, jstr(x, "because"), false);
+				xml_put(f, ru_str(x, "because"), false);
 				fputs(")", f);
 			}
 			fputs("\n", f);
@@ -944,17 +916,17 @@ static void suite_out(FILE *f, const json_t *r, const json_t *rd, const json_t *
 	if (json_array_size(an)) {
 		fputs("anomalies:\n", f);
 		json_array_foreach(an, i, x) {
-			const json_t *what = jget(x, "what");
+			const json_t *what = ru_get(x, "what");
 			char *s = json_is_string(what)
 				      ? NULL
 				      : json_dumps(what ? what : x, JSON_COMPACT | JSON_ENCODE_ANY);
 			double t;
 
-			if (jnum(x, "t_ms", &t))
+			if (ru_num(x, "t_ms", &t))
 				fprintf(f, "- %.1f ms ", t);
 			else
 				fputs("- ", f);
-			xml_put(f, jstr(x, "node") ?: "?", false);
+			xml_put(f, ru_str(x, "node") ?: "?", false);
 			fputs(": ", f);
 			xml_put(f, json_is_string(what) ? json_string_value(what) : s, false);
 			fputs("\n", f);
@@ -966,13 +938,14 @@ static void suite_out(FILE *f, const json_t *r, const json_t *rd, const json_t *
 
 static void emit_case(FILE *f, const json_t *c)
 {
-	const char *result = jstr(c, "result"), *text = jstr(c, "text"), *out = jstr(c, "out");
+	const char *result = ru_str(c, "result"), *text = ru_str(c, "text"),
+		   *out = ru_str(c, "out");
 	double t;
 
 	fputs("    <testcase", f);
-	xml_attr(f, "name", jstr(c, "name"));
-	xml_attr(f, "classname", jstr(c, "classname"));
-	if (jnum(c, "time", &t))
+	xml_attr(f, "name", ru_str(c, "name"));
+	xml_attr(f, "classname", ru_str(c, "classname"));
+	if (ru_num(c, "time", &t))
 		fprintf(f, " time=\"%.3f\"", t);
 	if (!strcmp(result, "pass") && !out) {
 		fputs("/>\n", f);
@@ -981,10 +954,10 @@ static void emit_case(FILE *f, const json_t *c)
 	fputs(">\n", f);
 	if (strcmp(result, "pass")) {
 		fprintf(f, "      <%s", result);
-		if (jstr(c, "message"))
-			xml_attr(f, "message", jstr(c, "message"));
-		if (jstr(c, "type"))
-			xml_attr(f, "type", jstr(c, "type"));
+		if (ru_str(c, "message"))
+			xml_attr(f, "message", ru_str(c, "message"));
+		if (ru_str(c, "type"))
+			xml_attr(f, "type", ru_str(c, "type"));
 		if (text) {
 			fputs(">", f);
 			xml_put(f, text, false);
@@ -1020,6 +993,10 @@ static int build_cases(json_t *cases, const json_t *r, const char *scenario)
 	sb_printf(&cls, "rdmachaos.%s.safety", scenario);
 	if (!ret && !cls.oom)
 		ret = guard_cases(cases, r, cls.s);
+	cls.len = 0;
+	sb_printf(&cls, "rdmachaos.%s.alerts", scenario);
+	if (!ret && !cls.oom)
+		ret = alert_cases(cases, r, cls.s);
 	if (!ret && cls.oom)
 		ret = -ENOMEM;
 	free(cls.s);
@@ -1029,7 +1006,7 @@ static int build_cases(json_t *cases, const json_t *r, const char *scenario)
 static int emit_junit(FILE *f, const void *arg)
 {
 	const json_t *r = arg, *c;
-	const char *scenario = jstr(jget(r, "scenario"), "name");
+	const char *scenario = ru_str(r, "scenario.name");
 	unsigned int counts[4] = {0}; /* failures, errors, skipped, tests */
 	double t0, t1, total = 0, t;
 	json_t *cases = json_array(), *rd = NULL, *items = NULL;
@@ -1038,25 +1015,25 @@ static int emit_junit(FILE *f, const void *arg)
 
 	if (!cases)
 		return -ENOMEM;
-	rd = readiness_of(r);
-	items = action_items_of(r);
+	rd = report_readiness_of(r);
+	items = report_action_items_of(r);
 	if (!scenario || !*scenario)
 		scenario = "unnamed";
 	ret = build_cases(cases, r, scenario);
 	if (ret)
 		goto out;
 	json_array_foreach(cases, i, c) {
-		const char *res = jstr(c, "result");
+		const char *res = ru_str(c, "result");
 
 		counts[0] += !strcmp(res, "failure");
 		counts[1] += !strcmp(res, "error");
 		counts[2] += !strcmp(res, "skipped");
 		counts[3]++;
-		if (jnum(c, "time", &t))
+		if (ru_num(c, "time", &t))
 			total += t;
 	}
 	/* the suite's time is the drill's, when both ends were recorded */
-	if (parse_utc(jstr(r, "started_at"), &t0) && parse_utc(jstr(r, "finished_at"), &t1) &&
+	if (parse_utc(ru_str(r, "started_at"), &t0) && parse_utc(ru_str(r, "finished_at"), &t1) &&
 	    t1 >= t0)
 		total = t1 - t0;
 
@@ -1069,10 +1046,10 @@ static int emit_junit(FILE *f, const void *arg)
 	xml_attr(f, "name", scenario);
 	fprintf(f, " tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"%u\" time=\"%.3f\"",
 		counts[3], counts[0], counts[1], counts[2], total);
-	if (parse_utc(jstr(r, "started_at"), &t0))
-		xml_attr(f, "timestamp", jstr(r, "started_at"));
-	if (jstr(jget(r, "scenario"), "file"))
-		xml_attr(f, "file", jstr(jget(r, "scenario"), "file"));
+	if (parse_utc(ru_str(r, "started_at"), &t0))
+		xml_attr(f, "timestamp", ru_str(r, "started_at"));
+	if (ru_str(r, "scenario.file"))
+		xml_attr(f, "file", ru_str(r, "scenario.file"));
 	fputs(">\n", f);
 	properties(f, r, rd);
 	json_array_foreach(cases, i, c)

@@ -68,12 +68,13 @@ done
 # Each drill gets a fresh lab (`run --lab` uses the lab that is up): a
 # Soft-RoCE hang in one drill can leave a workload stuck in the kernel, and
 # must not spoil the next.
-relab() { # [NODES]
+relab() { # [NODES] [lab up flags...]
 	local nodes=${1:-2}
+	shift || true
 	# A lab that was up before the tests is replaced too: each drill starts fresh.
 	bash lab/lab.sh status >/dev/null 2>&1 && bash lab/lab.sh down
 	echo "== booting a fresh lab ($nodes nodes)"
-	timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 || { result lab-up 1; return 1; }
+	timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 "$@" || { result lab-up 1; return 1; }
 	started=1
 }
 
@@ -294,6 +295,21 @@ else
 	result live-progress 1
 fi
 left_behind trials node-a node-b
+
+# Alert coverage with the lab's real Prometheus and Alertmanager: RdmaPortDown
+# must fire and resolve for a 25 s outage; RdmaNoSuchAlert, which no rule
+# makes, must be reported missed and fail the drill (exit 1).
+relab 2 --monitoring
+drill alerts tests/lab/drills/alerts.yaml 1 "${common_checks[@]}" \
+	'.verdict == "fail"' \
+	'.faults[0].detection.ok and .faults[0].recovery.ok' \
+	'.alerts.receiver != null and .alerts.notifications >= 2' \
+	'[.alerts.coverage[] | select(.alert == "RdmaPortDown")][0] | .status == "fired" and .resolve == "resolved" and .fired_ms <= 40000 and .ok' \
+	'[.alerts.coverage[] | select(.alert == "RdmaNoSuchAlert")][0] | .status == "missed" and (.ok | not)' \
+	'any(.reasons[]; test("alert RdmaNoSuchAlert missed"))' \
+	'events:any(.[]; .kind == "alert" and .alertname == "RdmaPortDown" and .status == "firing" and .labels.node == "node-b")' \
+	'events:any(.[]; .kind == "alert" and .alertname == "RdmaPortDown" and .status == "resolved")'
+left_behind alerts node-a node-b
 
 # The game day: four fault classes in a row on a three-node lab.
 relab 3

@@ -236,6 +236,9 @@ def expected_results(r):
     for i, g in enumerate((r.get("safety") or {}).get("guards") or []):
         out.append((f"guard {i} {g.get('kind', 'unknown')}",
                     "failure" if g.get("tripped") is True else "pass"))
+    for row in (r.get("alerts") or {}).get("coverage") or []:
+        out.append((f"{row.get('fault')} alert {row.get('alert')}",
+                    "pass" if row.get("ok") is True else "failure"))
     return out
 
 
@@ -259,6 +262,7 @@ def not_ok_checks(r):
     if not isinstance(r.get("cleanup"), dict) or r["cleanup"].get("verified") is not True:
         n += 1
     n += sum(1 for g in (r.get("safety") or {}).get("guards") or [] if g.get("tripped") is True)
+    n += sum(1 for row in (r.get("alerts") or {}).get("coverage") or [] if row.get("ok") is not True)
     return n
 
 

@@ -411,7 +411,7 @@ static void test_unknown_key(void **state)
 		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos");
 	expect_err("name: t\n", "name: t\nnmae: u\n",
 		   "t.yaml:2:1: nmae: unknown key; allowed here: name, description, owner, lab, "
-		   "nodes, workload, steady_state, faults, expect, safety");
+		   "nodes, workload, steady_state, faults, expect, safety, monitoring");
 	expect_err("rail: 0}", "rail: 0, netdve: x}",
 		   "t.yaml:13:37: faults[0].target.netdve: unknown key; allowed here: node, rail, "
 		   "netdev, device, port, workload");
@@ -597,14 +597,14 @@ static void test_bad_signal(void **state)
 	    "port_event]", "port_evnt]",
 	    "t.yaml:16:53: expect.detection.signals[1]: \"port_evnt\" is not a signal; use one "
 	    "of workload_error, port_event, link_event, counter, isolation, mr_error, "
-	    "qp_state, pfc_storm, pfc_pause, stall");
+	    "qp_state, pfc_storm, pfc_pause, stall, alert:NAME");
 	expect_err("port_event]", "workload_error]",
 		   "t.yaml:16:53: expect.detection.signals[1]: workload_error is listed twice");
 	expect_err(
 	    "signals: [workload_error, port_event]", "signals: []",
 	    "t.yaml:16:36: expect.detection.signals: is empty; list what counts as detection: "
 	    "workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, "
-	    "pfc_storm, pfc_pause, stall");
+	    "pfc_storm, pfc_pause, stall, alert:NAME");
 }
 
 static void test_port_flap_params(void **state)

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+/* Alertmanager webhook receiver: notifications in, `alert` events out (see alerts.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/units.h"
+#include "coordinator/alerts.h"
+
+/* A webhook body: Alertmanager batches, but a drill's groups are small. */
+#define ALERTS_MAX_BODY (1024 * 1024)
+
+struct alerts {
+	struct MHD_Daemon *mhd;
+	pthread_mutex_t lock;
+	json_t *queue; /* [{"recv_ns": N, "receiver": s, "alert": {...}}], guarded by lock */
+	unsigned int received, refused;
+};
+
+/* One request's body as it arrives. */
+struct alerts_req {
+	char *body;
+	size_t len;
+	bool too_big;
+};
+
+json_t *alerts_event(const json_t *alert, const char *receiver, uint64_t recv_ns, uint64_t t0_ns)
+{
+	const json_t *labels = json_object_get(alert, "labels");
+	const char *name = json_string_value(json_object_get(labels, "alertname"));
+	const char *status = json_string_value(json_object_get(alert, "status"));
+	json_t *ev;
+
+	if (!json_is_object(alert) || !name)
+		return NULL;
+	ev = json_pack("{s:s,s:s,s:s,s:s,s:O,s:f}", "kind", "alert", "node", "alertmanager",
+		       "alertname", name, "status",
+		       status && !strcmp(status, "resolved") ? "resolved" : "firing", "labels",
+		       labels, "t_ms", ((double)recv_ns - (double)t0_ns) / 1e6);
+	if (!ev)
+		return NULL;
+	if (json_is_object(json_object_get(alert, "annotations")))
+		json_object_set(ev, "annotations", json_object_get(alert, "annotations"));
+	if (json_is_string(json_object_get(alert, "startsAt")))
+		json_object_set(ev, "starts_at", json_object_get(alert, "startsAt"));
+	if (json_is_string(json_object_get(alert, "endsAt")))
+		json_object_set(ev, "ends_at", json_object_get(alert, "endsAt"));
+	if (json_is_string(json_object_get(alert, "fingerprint")))
+		json_object_set(ev, "fingerprint", json_object_get(alert, "fingerprint"));
+	if (receiver)
+		json_object_set_new(ev, "receiver", json_string(receiver));
+	return ev;
+}
+
+static enum MHD_Result alerts_reply(struct MHD_Connection *c, unsigned int code, const char *text)
+{
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+	ret = MHD_queue_response(c, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* Queues the alerts of one webhook body; false when it is not one. */
+static bool alerts_take(struct alerts *a, const char *body, size_t len)
+{
+	uint64_t now = rc_now_ns();
+	json_t *doc = json_loadb(body, len, 0, NULL), *al;
+	const json_t *list = json_object_get(doc, "alerts");
+	const char *receiver = json_string_value(json_object_get(doc, "receiver"));
+	size_t i;
+
+	if (!json_is_array(list)) {
+		json_decref(doc);
+		return false;
+	}
+	pthread_mutex_lock(&a->lock);
+	json_array_foreach(list, i, al)
+		json_array_append_new(a->queue,
+				      json_pack("{s:I,s:s?,s:O}", "recv_ns", (json_int_t)now,
+						"receiver", receiver, "alert", al));
+	a->received++;
+	pthread_mutex_unlock(&a->lock);
+	json_decref(doc);
+	return true;
+}
+
+static enum MHD_Result alerts_handle(void *cls, struct MHD_Connection *c, const char *url,
+				     const char *method, const char *version,
+				     const char *upload_data, size_t *upload_size, void **req_cls)
+{
+	struct alerts *a = cls;
+	struct alerts_req *rq = *req_cls;
+
+	if (strcmp(url, "/alerts") && strcmp(url, "/"))
+		return alerts_reply(c, MHD_HTTP_NOT_FOUND, "rdmachaos: POST alerts to /alerts\n");
+	if (strcmp(method, "POST"))
+		return alerts_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+				    "rdmachaos: the receiver takes POST (Alertmanager webhook)\n");
+	if (!rq) { /* first call: headers only */
+		rq = calloc(1, sizeof(*rq));
+		if (!rq)
+			return MHD_NO;
+		*req_cls = rq;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (rq->len + *upload_size > ALERTS_MAX_BODY) {
+			rq->too_big = true;
+		} else {
+			char *nb = realloc(rq->body, rq->len + *upload_size + 1);
+
+			if (!nb)
+				return MHD_NO;
+			rq->body = nb;
+			memcpy(rq->body + rq->len, upload_data, *upload_size);
+			rq->len += *upload_size;
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (rq->too_big || !rq->body || !alerts_take(a, rq->body, rq->len)) {
+		pthread_mutex_lock(&a->lock);
+		a->refused++;
+		pthread_mutex_unlock(&a->lock);
+		return alerts_reply(c, MHD_HTTP_BAD_REQUEST,
+				    "rdmachaos: not an Alertmanager webhook payload (JSON with "
+				    "\"alerts\": [...], at most 1 MiB)\n");
+	}
+	return alerts_reply(c, MHD_HTTP_OK, "ok\n");
+}
+
+static void alerts_done(void *cls, struct MHD_Connection *c, void **req_cls,
+			enum MHD_RequestTerminationCode toe)
+{
+	struct alerts_req *rq = *req_cls;
+
+	if (rq) {
+		free(rq->body);
+		free(rq);
+		*req_cls = NULL;
+	}
+}
+
+int alerts_start(const char *addr, struct alerts **out, char *err, size_t errlen)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	char host[64];
+	const char *colon = strrchr(addr, ':');
+	struct alerts *a;
+	unsigned long port;
+	char *end;
+
+	if (!colon || (size_t)(colon - addr) >= sizeof(host)) {
+		snprintf(err, errlen, "alert receiver %s: want IPV4:PORT, e.g. 127.0.0.1:17990",
+			 addr);
+		return -EINVAL;
+	}
+	memcpy(host, addr, (size_t)(colon - addr));
+	host[colon - addr] = '\0';
+	port = strtoul(colon + 1, &end, 10);
+	if (*end || !port || port > 65535 || inet_pton(AF_INET, host, &sin.sin_addr) != 1) {
+		snprintf(err, errlen, "alert receiver %s: want IPV4:PORT, e.g. 127.0.0.1:17990",
+			 addr);
+		return -EINVAL;
+	}
+	sin.sin_port = htons((uint16_t)port);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	pthread_mutex_init(&a->lock, NULL);
+	a->queue = json_array();
+	a->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, alerts_handle, a,
+				  MHD_OPTION_SOCK_ADDR, &sin, MHD_OPTION_NOTIFY_COMPLETED,
+				  alerts_done, a, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_END);
+	if (!a->mhd) {
+		snprintf(err, errlen,
+			 "alert receiver: cannot listen on %s (in use, or not an address of this "
+			 "host); pick another with --alert-receiver",
+			 addr);
+		json_decref(a->queue);
+		pthread_mutex_destroy(&a->lock);
+		free(a);
+		return -EADDRINUSE;
+	}
+	*out = a;
+	return 0;
+}
+
+unsigned int alerts_drain(struct alerts *a, json_t *events, uint64_t t0_ns)
+{
+	json_t *q, *item, *ev;
+	unsigned int n = 0;
+	size_t i;
+
+	if (!a)
+		return 0;
+	pthread_mutex_lock(&a->lock);
+	q = a->queue;
+	a->queue = json_array();
+	pthread_mutex_unlock(&a->lock);
+	json_array_foreach(q, i, item) {
+		ev = alerts_event(json_object_get(item, "alert"),
+				  json_string_value(json_object_get(item, "receiver")),
+				  (uint64_t)json_integer_value(json_object_get(item, "recv_ns")),
+				  t0_ns);
+		if (!ev)
+			continue;
+		json_array_append_new(events, ev);
+		n++;
+	}
+	json_decref(q);
+	return n;
+}
+
+void alerts_counts(struct alerts *a, unsigned int *received, unsigned int *refused)
+{
+	*received = *refused = 0;
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	*received = a->received;
+	*refused = a->refused;
+	pthread_mutex_unlock(&a->lock);
+}
+
+void alerts_stop(struct alerts *a)
+{
+	if (!a)
+		return;
+	MHD_stop_daemon(a->mhd);
+	json_decref(a->queue);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}

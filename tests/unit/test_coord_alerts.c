@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Alertmanager webhook receiver over a real loopback socket, and alert
+ * coverage from event streams: fired / late / missed, resolved / unresolved,
+ * the faults filter, and alerts nobody expected.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <errno.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/units.h"
+#include "coordinator/alerts.h"
+#include "coordinator/coverage.h"
+#include "coordinator/scenario.h"
+
+static const char webhook[] =
+    "{\"version\":\"4\",\"status\":\"firing\",\"receiver\":\"rdmachaos\",\"alerts\":["
+    "{\"status\":\"firing\",\"labels\":{\"alertname\":\"RdmaPortDown\",\"node\":\"node-b\","
+    "\"netdev\":\"rail0\",\"severity\":\"critical\"},\"annotations\":{\"summary\":\"s\"},"
+    "\"startsAt\":\"2026-11-30T10:00:00Z\",\"endsAt\":\"0001-01-01T00:00:00Z\","
+    "\"fingerprint\":\"abc\"},"
+    "{\"status\":\"resolved\",\"labels\":{\"alertname\":\"RdmaQpErrors\"}}]}";
+
+/* One HTTP/1.0 request to 127.0.0.1:port; returns the status code. */
+static int http(int port, const char *method, const char *body)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	char req[8192], resp[512];
+	int fd = socket(AF_INET, SOCK_STREAM, 0), code = -1;
+	ssize_t n;
+	size_t len;
+
+	assert_true(fd >= 0);
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	len = (size_t)snprintf(req, sizeof(req),
+			       "%s /alerts HTTP/1.0\r\nContent-Type: application/json\r\n"
+			       "Content-Length: %zu\r\n\r\n%s",
+			       method, strlen(body), body);
+	assert_int_equal(write(fd, req, len), (ssize_t)len);
+	n = read(fd, resp, sizeof(resp) - 1);
+	if (n > 12) {
+		resp[n] = '\0';
+		code = atoi(resp + 9);
+	}
+	close(fd);
+	return code;
+}
+
+static void test_receiver(void **state)
+{
+	struct alerts *a = NULL;
+	char err[256], addr[32];
+	unsigned int got, refused;
+	json_t *events = json_array();
+	int port = 20000 + (int)(getpid() % 20000), ret;
+
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	ret = alerts_start(addr, &a, err, sizeof(err));
+	if (ret)
+		print_error("%s\n", err);
+	assert_int_equal(ret, 0);
+	assert_int_equal(http(port, "POST", webhook), 200);
+	assert_int_equal(http(port, "POST", "{\"not\": \"a webhook\"}"), 400);
+	assert_int_equal(http(port, "GET", ""), 405);
+	assert_int_equal(alerts_drain(a, events, rc_now_ns()), 2);
+	assert_int_equal(json_array_size(events), 2);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(events, 0), "alertname")),
+	    "RdmaPortDown");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(events, 0), "status")),
+			    "firing");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(events, 1), "status")),
+			    "resolved");
+	/* t_ms is on the drill's clock: negative when t0 is later than the arrival */
+	assert_true(json_number_value(json_object_get(json_array_get(events, 0), "t_ms")) <= 0);
+	alerts_counts(a, &got, &refused);
+	assert_int_equal(got, 1);
+	assert_int_equal(refused, 1);
+	assert_int_equal(alerts_drain(a, events, 0), 0);
+	/* the port is taken: a second receiver says so */
+	assert_int_equal(alerts_start(addr, &(struct alerts *){NULL}, err, sizeof(err)),
+			 -EADDRINUSE);
+	assert_non_null(strstr(err, "cannot listen"));
+	alerts_stop(a);
+	assert_int_equal(alerts_start("localhost", &a, err, sizeof(err)), -EINVAL);
+	json_decref(events);
+}
+
+static json_t *alert_ev(const char *name, const char *status, double t)
+{
+	return json_pack("{s:s,s:s,s:s,s:f,s:s}", "kind", "alert", "alertname", name, "status",
+			 status, "t_ms", t, "fingerprint", name);
+}
+
+static void test_coverage(void **state)
+{
+	static struct sc_fault d1 = {.name = "down", .base = "down"},
+			       d2 = {.name = "storm", .base = "storm"};
+	struct ev_fault f[2] = {
+	    {.decl = &d1, .rail = 0, .injected_ms = 20000, .reverted_ms = 30000},
+	    {.decl = &d2, .rail = 0, .injected_ms = 40000, .reverted_ms = 46000},
+	};
+	struct sc_expect x = {.nr_alerts = 3};
+	json_t *events = json_array(), *out = NULL, *probs = json_array(), *row;
+	char *dump;
+
+	snprintf(x.alerts[0].name, SC_ALERT_NAME_LEN, "RdmaPortDown");
+	x.alerts[0].fire_within_ms = 15000;
+	x.alerts[0].resolve_within_ms = 20000;
+	snprintf(x.alerts[0].faults[0], SC_NAME_LEN, "down");
+	x.alerts[0].nr_faults = 1;
+	snprintf(x.alerts[1].name, SC_ALERT_NAME_LEN, "RdmaPfcStorm");
+	x.alerts[1].fire_within_ms = 5000;
+	snprintf(x.alerts[1].faults[0], SC_NAME_LEN, "storm");
+	x.alerts[1].nr_faults = 1;
+	snprintf(x.alerts[2].name, SC_ALERT_NAME_LEN, "RdmaQpErrors");
+	x.alerts[2].fire_within_ms = 10000;
+	x.alerts[2].resolve_within_ms = 5000;
+	/* port down fires 12 s in and resolves 8 s after the revert: in time */
+	json_array_append_new(events, alert_ev("RdmaPortDown", "firing", 32000));
+	json_array_append_new(events, alert_ev("RdmaPortDown", "resolved", 38000));
+	/* the storm alert comes 7 s in: late */
+	json_array_append_new(events, alert_ev("RdmaPfcStorm", "firing", 47000));
+	/* QP errors fire for the first fault and never resolve; not at all for the second */
+	json_array_append_new(events, alert_ev("RdmaQpErrors", "firing", 21000));
+	/* noise */
+	json_array_append_new(events, alert_ev("NodeDiskFull", "firing", 25000));
+	json_array_append_new(events, alert_ev("NodeDiskFull", "firing", 26000));
+
+	assert_int_equal(cov_alerts(events, &x, f, 2, &out, probs), 1);
+	/* down x PortDown, down x QpErrors, storm x PfcStorm, storm x QpErrors */
+	assert_int_equal(json_array_size(json_object_get(out, "coverage")), 4);
+	row = json_array_get(json_object_get(out, "coverage"), 0);
+	assert_string_equal(json_string_value(json_object_get(row, "status")), "fired");
+	assert_true(json_number_value(json_object_get(row, "fired_ms")) == 12000);
+	assert_string_equal(json_string_value(json_object_get(row, "resolve")), "resolved");
+	assert_true(json_number_value(json_object_get(row, "resolved_ms")) == 8000);
+	assert_true(json_is_true(json_object_get(row, "ok")));
+	row = json_array_get(json_object_get(out, "coverage"), 1);
+	assert_string_equal(json_string_value(json_object_get(row, "alert")), "RdmaQpErrors");
+	assert_string_equal(json_string_value(json_object_get(row, "status")), "fired");
+	assert_string_equal(json_string_value(json_object_get(row, "resolve")), "unresolved");
+	row = json_array_get(json_object_get(out, "coverage"), 2);
+	assert_string_equal(json_string_value(json_object_get(row, "status")), "late");
+	row = json_array_get(json_object_get(out, "coverage"), 3);
+	assert_string_equal(json_string_value(json_object_get(row, "status")), "missed");
+	assert_true(json_is_null(json_object_get(row, "fired_ms")));
+	row = json_array_get(json_object_get(out, "unexpected"), 0);
+	assert_string_equal(json_string_value(json_object_get(row, "alert")), "NodeDiskFull");
+	assert_int_equal(json_integer_value(json_object_get(row, "notifications")), 2);
+	assert_int_equal(json_array_size(json_object_get(out, "unexpected")), 1);
+	dump = json_dumps(probs, 0);
+	assert_non_null(strstr(dump, "down: alert RdmaQpErrors never resolved"));
+	assert_non_null(strstr(dump, "storm: alert RdmaPfcStorm late: notified 7.0 s after the "
+				     "injection > 5 s"));
+	assert_non_null(strstr(dump, "storm: alert RdmaQpErrors missed"));
+	free(dump);
+	json_decref(out);
+	json_decref(probs);
+	json_decref(events);
+}
+
+#define DRILL(EXPECT_EXTRA, TOP_EXTRA)                                                             \
+	"name: alerts-test\n"                                                                      \
+	"lab: {nodes: 2, rails: 2}\n" TOP_EXTRA                                                    \
+	"workload: {kind: rdma_stream, from: node-a, to: node-b, rails: [0, 1]}\n"                 \
+	"steady_state: {warmup: 1s, baseline: 2s}\n"                                               \
+	"faults:\n"                                                                                \
+	"  - {name: down, at: 5s, injector: link_down, target: {node: node-b, rail: 0}, "          \
+	"duration: 5s}\n"                                                                          \
+	"expect:\n"                                                                                \
+	"  detection: {within: 5s, signals: [port_event, alert:RdmaPortDown]}\n"                   \
+	"  recovery: {within: 10s}\n" EXPECT_EXTRA
+
+static int parse(const char *text, struct scenario *sc, char *err, size_t len)
+{
+	return scenario_parse("alerts.yaml", text, strlen(text), sc, err, len);
+}
+
+static void test_scenario(void **state)
+{
+	static const char ok[] =
+	    DRILL("  alerts:\n"
+		  "    - {name: RdmaPortDown, fire_within: 60s, resolve_within: 2m}\n"
+		  "    - {name: RdmaQpErrors, fire_within: 30s, faults: [down]}\n",
+		  "monitoring: lab\n");
+	struct scenario sc;
+	char err[512] = "";
+
+	assert_int_equal(parse(ok, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.monitoring, SC_MON_LAB);
+	assert_int_equal(sc.expect.nr_alerts, 2);
+	assert_string_equal(sc.expect.alerts[0].name, "RdmaPortDown");
+	assert_int_equal(sc.expect.alerts[0].fire_within_ms, 60000);
+	assert_int_equal(sc.expect.alerts[0].resolve_within_ms, 120000);
+	assert_int_equal(sc.expect.alerts[1].nr_faults, 1);
+	assert_int_equal(sc.expect.nr_alert_signals, 1);
+	assert_string_equal(sc.expect.alert_signals[0], "RdmaPortDown");
+	assert_int_equal(sc.expect.nr_signals, 1);
+	scenario_free(&sc);
+
+	assert_int_equal(parse(DRILL("  alerts: [{name: 9lives, fire_within: 1s}]\n", ""), &sc, err,
+			       sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "expect.alerts[0].name: \"9lives\" is not an alert name"));
+	assert_int_equal(
+	    parse(DRILL("  alerts: [{name: A, fire_within: 1s, faults: [nope]}]\n", ""), &sc, err,
+		  sizeof(err)),
+	    -EINVAL);
+	assert_non_null(strstr(err, "\"nope\" is not a fault of this drill"));
+	assert_int_equal(parse(DRILL("  alerts: [{name: A}]\n", ""), &sc, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "fire_within"));
+	assert_int_equal(parse(DRILL("", "monitoring: prometheus\n"), &sc, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "not a monitoring source"));
+	assert_int_equal(
+	    parse(DRILL("", "monitoring: {receiver: 0.0.0.0:17990}\n"), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.monitoring, SC_MON_EXTERNAL);
+	assert_string_equal(sc.receiver, "0.0.0.0:17990");
+	scenario_free(&sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_receiver),
+	    cmocka_unit_test(test_coverage),
+	    cmocka_unit_test(test_scenario),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
