@@ -192,8 +192,9 @@ static void compare_usage(FILE *f)
 	    "usage: rdmachaos compare BASE_RUN NEW_RUN [--tolerance PCT] [--min-delta D]\n"
 	    "\n"
 	    "Sets NEW_RUN against BASE_RUN (run folders, or their report.json files) of the\n"
-	    "same drill and prints, per fault, detection, isolation and recovery times, then\n"
-	    "the baseline throughput, integrity and the verdict. A regression is:\n"
+	    "same drill and prints, per fault, detection, isolation and recovery times and the\n"
+	    "failback outage, then the baseline throughput, integrity and the verdict. A\n"
+	    "regression is:\n"
 	    "  - a time more than PCT longer and at least D longer than the base's, or\n"
 	    "    measured in the base but not in the new run, or within its threshold in the\n"
 	    "    base but not in the new run;\n"
@@ -337,6 +338,18 @@ static void cmp_faults(struct cmp_opts *o, const json_t *base, const json_t *cur
 				    ? "REGRESSION (threshold now missed)"
 				    : NULL);
 		}
+		/* the outage after the revert (absent from runs recorded before it was measured) */
+		bp = json_object_get(bf, "failback");
+		np = json_object_get(nf, "failback");
+		if (!bp && !np)
+			continue;
+		snprintf(what, sizeof(what), "%s failback outage", id);
+		cmp_row(o, what, json_object_get(bp, "outage_ms"), json_object_get(np, "outage_ms"),
+			true, "ms", o->min_delta_ms,
+			json_is_true(json_object_get(bp, "ok")) &&
+				json_is_false(json_object_get(np, "ok"))
+			    ? "REGRESSION (threshold now missed)"
+			    : NULL);
 	}
 }
 

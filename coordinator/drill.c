@@ -1171,6 +1171,10 @@ int drill_run(const struct drill_opts *o)
 		memcpy(d->faults[i].ev.node, sf->target.node, sizeof(d->faults[i].ev.node));
 		memcpy(d->faults[i].ev.netdev, sf->target.netdev, sizeof(d->faults[i].ev.netdev));
 		last_end = fmax(last_end, fmax(end, rec));
+		/* a bounded failback is watched for its whole window after the revert */
+		if (d->sc.expect.failback_set)
+			last_end = fmax(last_end, end + (double)d->sc.expect.failback_window_ms +
+						      3 * (double)d->sc.workload.interval_ms);
 	}
 	d->end_ms = last_end + (double)d->sc.cooldown_ms + 1000;
 	d->end_ms_plain = d->end_ms;
@@ -1237,11 +1241,21 @@ evaluate:
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		struct drill_fault *f = &d->faults[i];
 
-		if (f->injected)
-			ev_evaluate_fault(d->fl.events, &d->sc.expect, &d->baseline, &f->ev,
-					  &f->result);
-		else
-			f->result.recovery.threshold_ms = (double)d->sc.expect.recovery_within_ms;
+		unsigned int k;
+
+		/* a failback is judged until the next injection of the drill */
+		f->ev.next_injected_ms = -1;
+		for (k = 0; k < d->sc.nr_faults; k++) {
+			const struct drill_fault *other = &d->faults[k];
+
+			if (other != f && other->injected &&
+			    other->ev.injected_ms > f->ev.injected_ms &&
+			    (f->ev.next_injected_ms < 0 ||
+			     other->ev.injected_ms < f->ev.next_injected_ms))
+				f->ev.next_injected_ms = other->ev.injected_ms;
+		}
+		/* (a fault never injected gets its measures' "not injected" notes) */
+		ev_evaluate_fault(d->fl.events, &d->sc.expect, &d->baseline, &f->ev, &f->result);
 	}
 	for (i = 0; i < d->fl.nr_agents; i++) {
 		const struct fl_agent *a = &d->fl.agents[i];

@@ -30,10 +30,32 @@ static json_t *drill_num_or_null(double v)
 	return isnan(v) ? json_null() : json_real(round(v * 1000) / 1000);
 }
 
-/* Unexpected events: errors and stalls outside every fault's window, agent warnings. */
+/*
+ * Whether fault f explains a workload event on `rail` at t: it was in force
+ * then or within its recovery window after, and it could reach that rail. A
+ * client's rail is the rail's own number; a fault without a rail (on the
+ * workload, a QP, a registration) reaches every rail. A server's rail is not
+ * used: it numbers rails by their place in its --listen.
+ */
+static bool drill_explains(const struct drill *d, const struct drill_fault *f, double t, int rail)
+{
+	double end = f->ev.reverted_ms > 0 ? f->ev.reverted_ms : d->end_ms;
+
+	if (!f->injected || t < f->ev.injected_ms ||
+	    t > end + (double)d->sc.expect.recovery_within_ms)
+		return false;
+	return rail < 0 || f->ev.rail < 0 || f->ev.rail == rail;
+}
+
+/*
+ * Unexpected events: workload errors, stalls and lost rails that no fault
+ * explains (an outage on a rail no fault touched is one, even right after a
+ * revert: a failback that stalls the healthy rail), async events outside
+ * every fault's window, and agent warnings.
+ */
 static json_t *drill_anomalies(struct drill *d)
 {
-	json_t *out = json_array(), *ev;
+	json_t *out = json_array(), *ev, *a;
 	size_t k;
 
 	json_array_foreach(d->fl.events, k, ev) {
@@ -41,32 +63,37 @@ static json_t *drill_anomalies(struct drill *d)
 		const char *type = json_string_value(json_object_get(ev, "type")) ?: "";
 		double t = json_real_value(json_object_get(ev, "t_ms"));
 		const char *role = json_string_value(json_object_get(ev, "role")) ?: "";
+		const json_t *jr = json_object_get(ev, "rail");
+		int rail = !strcmp(role, "client") && json_is_integer(jr)
+			       ? (int)json_integer_value(jr)
+			       : -1;
 		/* a server's rail_down only echoes the client's reconnect or stop */
-		bool notable = (!strcmp(kind, "workload") &&
-				(!strcmp(type, "error") || !strcmp(type, "stall") ||
-				 (!strcmp(type, "rail_down") && strcmp(role, "server")))) ||
-			       !strcmp(kind, "async") || !strcmp(kind, "agent");
-		bool explained = false;
+		bool outage = !strcmp(kind, "workload") &&
+			      (!strcmp(type, "error") || !strcmp(type, "stall") ||
+			       (!strcmp(type, "rail_down") && strcmp(role, "server")));
+		bool notable = outage || !strcmp(kind, "async") || !strcmp(kind, "agent");
+		bool explained = false, in_window = false;
 		unsigned int i;
-		char *s;
+		char *s, why[160] = "";
 
 		if (!notable)
 			continue;
 		for (i = 0; i < d->sc.nr_faults; i++) {
-			const struct drill_fault *f = &d->faults[i];
-			double end = f->ev.reverted_ms > 0 ? f->ev.reverted_ms : d->end_ms;
-
-			if (f->injected && t >= f->ev.injected_ms &&
-			    t <= end + (double)d->sc.expect.recovery_within_ms)
-				explained = true;
+			explained |= drill_explains(d, &d->faults[i], t, outage ? rail : -1);
+			in_window |= drill_explains(d, &d->faults[i], t, -1);
 		}
 		if (explained && strcmp(kind, "agent"))
 			continue;
+		if (outage && rail >= 0 && in_window)
+			snprintf(why, sizeof(why),
+				 "an outage on rail %d, which no fault in force touched", rail);
 		s = json_dumps(ev, JSON_COMPACT);
-		json_array_append_new(
-		    out, json_pack("{s:f,s:s,s:s}", "t_ms", t, "node",
-				   json_string_value(json_object_get(ev, "node")) ?: "?", "what",
-				   s ? s : kind));
+		a = json_pack("{s:f,s:s,s:s}", "t_ms", t, "node",
+			      json_string_value(json_object_get(ev, "node")) ?: "?", "what",
+			      s ? s : kind);
+		if (why[0])
+			json_object_set_new(a, "why", json_string(why));
+		json_array_append_new(out, a);
 		free(s);
 	}
 	return out;
@@ -239,6 +266,11 @@ static const char *drill_fault_verdict(const struct drill *d, const struct drill
 		    !ev_judged_alone(&d->sc.expect, &f->ev, (enum ev_phase)p))
 			continue;
 		if (!m[p]->inconclusive)
+			return "fail";
+		unsure = true;
+	}
+	if (!f->result.failback.ok) {
+		if (!f->result.failback.inconclusive)
 			return "fail";
 		unsure = true;
 	}
@@ -487,6 +519,7 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 		if (f->result.isolation_checked)
 			json_object_set_new(fj, "isolation", ev_measure_json(&f->result.isolation));
 		json_object_set_new(fj, "recovery", ev_measure_json(&f->result.recovery));
+		json_object_set_new(fj, "failback", ev_failback_json(&f->result.failback));
 		json_object_set_new(fj, "verdict", json_string(drill_fault_verdict(d, f)));
 		json_array_append_new(faults, fj);
 	}
@@ -510,6 +543,13 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 		      (json_int_t)x->recovery_window_ms, "integrity", "lost",
 		      x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
 		      x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
+	json_object_set_new(json_object_get(r, "expect"), "failback",
+			    json_pack("{s:o,s:f,s:I}", "max_outage_ms",
+				      x->failback_set
+					  ? json_integer((json_int_t)x->failback_max_outage_ms)
+					  : json_null(),
+				      "throughput_ratio", x->failback_ratio, "window_ms",
+				      (json_int_t)x->failback_window_ms));
 	drill_expect_stats(x, json_object_get(r, "expect"));
 	if (x->nr_alerts)
 		json_object_set_new(json_object_get(r, "expect"), "alerts", drill_expect_alerts(x));

@@ -434,29 +434,26 @@ static void smooth_samples(struct sample *s, size_t n, double window)
 	free(out);
 }
 
-static int find_dips(const json_t *events, double thr, double window, struct dip **out,
-		     size_t *nr_out, struct dip **sout, size_t *nr_sout, double *last_end)
+/*
+ * The drill's workload's client interval samples, sorted by end time, and
+ * where the workload stopped: its client summary, or the last event when
+ * there is none (e.g. because the workload died).
+ */
+static int load_samples(const json_t *events, struct sample **out, size_t *nr, double *stop)
 {
 	struct sample *s;
-	struct dip *d, *sd;
-	double t, iv, stop = -INFINITY;
+	double t, iv;
 	const json_t *e;
-	size_t i, n = 0, nd = 0, nsd = 0;
+	size_t i, n = 0;
 
-	*out = NULL;
-	*nr_out = 0;
-	*last_end = -INFINITY;
+	*stop = -INFINITY;
 	s = calloc(json_array_size(events) + 1, sizeof(*s));
-	d = calloc(2 * json_array_size(events) + 2, sizeof(*d));
-	if (!s || !d) {
-		free(s);
-		free(d);
+	if (!s)
 		return -ENOMEM;
-	}
 	json_array_foreach(events, i, e) {
 		if (ev_workload(e, "summary") && ev_is(e, "role", "client") &&
 		    ev_num(e, "t_ms", &t))
-			stop = t;
+			*stop = t;
 		if (!ev_client_interval(e) || !ev_num(e, "t_ms", &t) ||
 		    !ev_num(e, "mbps", &s[n].mbps))
 			continue;
@@ -466,13 +463,33 @@ static int find_dips(const json_t *events, double thr, double window, struct dip
 		s[n].end = t;
 		n++;
 	}
-	if (stop == -INFINITY)
-		stop = last_event_ms(events);
+	if (*stop == -INFINITY)
+		*stop = last_event_ms(events);
 	qsort(s, n, sizeof(*s), cmp_sample);
+	*out = s;
+	*nr = n;
+	return 0;
+}
+
+static int find_dips(const json_t *events, double thr, double window, struct dip **out,
+		     size_t *nr_out, struct dip **sout, size_t *nr_sout, double *last_end)
+{
+	struct sample *s;
+	struct dip *d, *sd;
+	double stop;
+	size_t i, n = 0, nd = 0, nsd = 0;
+
+	*out = NULL;
+	*nr_out = 0;
+	*last_end = -INFINITY;
+	if (load_samples(events, &s, &n, &stop))
+		return -ENOMEM;
+	d = calloc(2 * n + 2, sizeof(*d));
 	sd = calloc(2 * n + 2, sizeof(*sd));
-	if (!sd) {
+	if (!d || !sd) {
 		free(s);
 		free(d);
+		free(sd);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
@@ -577,6 +594,126 @@ static void eval_recovery(const json_t *events, const struct sc_expect *x,
 	snprintf(m->note, sizeof(m->note), "the drill ended before the window closed");
 }
 
+/* ---- failback ---------------------------------------------------------- */
+
+static double overlap(double a0, double a1, double b0, double b1)
+{
+	double lo = fmax(a0, b0), hi = fmin(a1, b1);
+
+	return hi > lo ? hi - lo : 0;
+}
+
+/* The workload's first `failback` at or after `from` and before `to`. */
+static void first_failback(const json_t *events, double from, double to, struct ev_failback *fb)
+{
+	const json_t *e;
+	double t, rail;
+	size_t i;
+
+	json_array_foreach(events, i, e) {
+		if (!ev_workload(e, "failback") || !ev_num(e, "t_ms", &t) || t < from || t > to)
+			continue;
+		fb->failback_ms = t - from;
+		fb->failback_to_rail = ev_num(e, "to_rail", &rail) ? (int)rail : -1;
+		return;
+	}
+}
+
+/*
+ * Failback (docs/SCENARIOS.md, "How times are measured"): the window opens at
+ * the later of the revert and the recovery (an outage still going on at the
+ * revert is the fault's own, which recovery measures) and lasts
+ * failback_window_ms, or until the next injection. In it, the time the
+ * smoothed samples spent below T, holes included, and their lowest ratio.
+ */
+static void eval_failback(const json_t *events, const struct sc_expect *x,
+			  const struct ev_baseline *b, const struct ev_fault *f,
+			  const struct ev_measure *rec, struct ev_failback *fb)
+{
+	const double thr = x->failback_ratio * b->throughput_mbps;
+	struct sample *s = NULL;
+	double stop, to, end, iv, cut;
+	size_t i, n;
+
+	fb->threshold_ms = x->failback_set ? (double)x->failback_max_outage_ms : -1;
+	fb->failback_ms = -1;
+	fb->failback_to_rail = -1;
+	fb->min_ratio = NAN;
+	if (f->reverted_ms < 0) {
+		snprintf(fb->note, sizeof(fb->note), "not measured: the fault was not reverted");
+		goto unjudged;
+	}
+	if (!baseline_usable(b)) {
+		snprintf(fb->note, sizeof(fb->note), "not measured: no baseline throughput");
+		goto unjudged;
+	}
+	if (!rec->seen) {
+		snprintf(fb->note, sizeof(fb->note),
+			 "not measured: the workload had not recovered from the fault");
+		goto unjudged;
+	}
+	fb->from_ms = fmax(f->reverted_ms, f->injected_ms + rec->ms);
+	to = fb->from_ms + (double)x->failback_window_ms;
+	cut = f->next_injected_ms > f->injected_ms ? f->next_injected_ms : INFINITY;
+	if (cut <= fb->from_ms) {
+		snprintf(fb->note, sizeof(fb->note),
+			 "not measured: the next fault was injected before the revert");
+		goto unjudged;
+	}
+	if (load_samples(events, &s, &n, &stop)) {
+		snprintf(fb->note, sizeof(fb->note), "out of memory");
+		goto unjudged;
+	}
+	fb->to_ms = fmin(fmin(to, cut), fmax(stop, n ? s[n - 1].end : stop));
+	if (fb->to_ms <= fb->from_ms) {
+		snprintf(fb->note, sizeof(fb->note),
+			 "not measured: the workload stopped before the revert");
+		free(s);
+		goto unjudged;
+	}
+	smooth_samples(s, n, (double)x->recovery_window_ms);
+	fb->min_ratio = INFINITY;
+	for (i = 0; i < n; i++) {
+		iv = s[i].end - s[i].start;
+		/* a hole of more than two intervals moved nothing */
+		end = i + 1 < n ? s[i + 1].start : stop;
+		if (end - s[i].end > 2 * iv && overlap(s[i].end, end, fb->from_ms, fb->to_ms) > 0) {
+			fb->outage_ms += overlap(s[i].end, end, fb->from_ms, fb->to_ms);
+			fb->min_ratio = 0;
+		}
+		if (s[i].end <= fb->from_ms || s[i].start >= fb->to_ms)
+			continue;
+		if (s[i].mbps < thr)
+			fb->outage_ms += overlap(s[i].start, s[i].end, fb->from_ms, fb->to_ms);
+		fb->min_ratio = fmin(fb->min_ratio, s[i].mbps / b->throughput_mbps);
+	}
+	free(s);
+	if (isinf(fb->min_ratio)) {
+		fb->min_ratio = NAN;
+		snprintf(fb->note, sizeof(fb->note), "not measured: no samples after the revert");
+		goto unjudged;
+	}
+	fb->measured = true;
+	first_failback(events, f->reverted_ms, fb->to_ms, fb);
+	if (!x->failback_set) {
+		fb->ok = true;
+		return;
+	}
+	fb->ok = fb->outage_ms <= fb->threshold_ms;
+	/* a window the drill cut short proves a violation, never compliance */
+	if (fb->ok && fb->to_ms < fmin(to, cut)) {
+		fb->ok = false;
+		fb->inconclusive = true;
+		snprintf(fb->note, sizeof(fb->note),
+			 "the drill ended %.1f s into the %.1f s failback window",
+			 (fb->to_ms - fb->from_ms) / 1000, (fmin(to, cut) - fb->from_ms) / 1000);
+	}
+	return;
+unjudged:
+	fb->ok = !x->failback_set;
+	fb->inconclusive = x->failback_set;
+}
+
 void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
 		       const struct ev_baseline *b, const struct ev_fault *f,
 		       struct ev_fault_result *r)
@@ -597,6 +734,15 @@ void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
 			ms[i]->inconclusive = true;
 			snprintf(ms[i]->note, sizeof(ms[i]->note), "not injected");
 		}
+		r->failback = (struct ev_failback){
+		    .min_ratio = NAN,
+		    .failback_ms = -1,
+		    .failback_to_rail = -1,
+		    .threshold_ms =
+			expect->failback_set ? (double)expect->failback_max_outage_ms : -1,
+		    .ok = !expect->failback_set,
+		    .inconclusive = expect->failback_set,
+		    .note = "not measured: the fault was not injected"};
 		return;
 	}
 	first_match(events, expect->signals, expect->nr_signals, expect, f,
@@ -616,7 +762,9 @@ void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
 				 "not seen (the fault is not on a workload rail)");
 	}
 	eval_recovery(events, expect, b, f, &r->recovery);
-	r->ok = r->detection.ok && (!r->isolation_checked || r->isolation.ok) && r->recovery.ok;
+	eval_failback(events, expect, b, f, &r->recovery, &r->failback);
+	r->ok = r->detection.ok && (!r->isolation_checked || r->isolation.ok) && r->recovery.ok &&
+		r->failback.ok;
 }
 
 /* ---- integrity --------------------------------------------------------- */
@@ -690,6 +838,26 @@ static int judge(json_t *problems, const char *fault, const char *what, const st
 		reason(problems, "%s: %s not seen within %s%s%s", fault, what,
 		       fmt_ms(m->threshold_ms, b, sizeof(b)), detail ? " " : "",
 		       detail ? detail : "");
+	return 1;
+}
+
+/* A bounded failback: 1 violated, 2 could not be judged, 0 ok or not bounded. */
+static int judge_failback(json_t *problems, const char *fault, const struct sc_expect *x,
+			  const struct ev_failback *fb)
+{
+	char a[32], b[32];
+
+	if (!x->failback_set || fb->ok)
+		return 0;
+	if (fb->inconclusive) {
+		reason(problems, "%s: failback could not be judged: %s", fault, fb->note);
+		return 2;
+	}
+	reason(problems,
+	       "%s: failback outage %s > %s (throughput below %.0f%% of the baseline after the "
+	       "revert; lowest %.0f%%)",
+	       fault, fmt_ms(fb->outage_ms, a, sizeof(a)), fmt_ms(fb->threshold_ms, b, sizeof(b)),
+	       x->failback_ratio * 100, fb->min_ratio * 100);
 	return 1;
 }
 
@@ -877,6 +1045,9 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 			: 0;
 		fail |= j == 1;
 		inconclusive |= j == 2;
+		j = judge_failback(problems, name, expect, &r->failback);
+		fail |= j == 1;
+		inconclusive |= j == 2;
 
 		if (r->isolation_checked)
 			snprintf(detail, sizeof(detail), ", isolated in %s (%s)",
@@ -931,6 +1102,39 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 	json_decref(problems);
 	json_decref(good);
 	return v;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isfinite(v) ? json_real(round(v * 1000) / 1000) : json_null();
+}
+
+json_t *ev_failback_json(const struct ev_failback *fb)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "outage_ms",
+			    fb->measured ? num_or_null(fb->outage_ms) : json_null());
+	json_object_set_new(j, "min_ratio",
+			    fb->measured ? num_or_null(fb->min_ratio) : json_null());
+	json_object_set_new(
+	    j, "window_ms",
+	    fb->measured ? json_pack("[o,o]", num_or_null(fb->from_ms), num_or_null(fb->to_ms))
+			 : json_null());
+	json_object_set_new(j, "failback_ms",
+			    fb->failback_ms >= 0 ? num_or_null(fb->failback_ms) : json_null());
+	json_object_set_new(j, "to_rail",
+			    fb->failback_to_rail >= 0 ? json_integer(fb->failback_to_rail)
+						      : json_null());
+	json_object_set_new(j, "threshold_ms",
+			    fb->threshold_ms >= 0 ? json_integer((json_int_t)fb->threshold_ms)
+						  : json_null());
+	json_object_set_new(j, "ok", json_boolean(fb->ok));
+	if (fb->note[0])
+		json_object_set_new(j, "note", json_string(fb->note));
+	if (fb->inconclusive)
+		json_object_set_new(j, "inconclusive", json_true());
+	return j;
 }
 
 json_t *ev_measure_json(const struct ev_measure *m)

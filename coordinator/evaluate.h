@@ -20,11 +20,12 @@
 struct ev_fault {
 	const struct sc_fault *decl;
 	char node[SC_NAME_LEN];
-	char netdev[32];    /* resolved on the node */
-	char device[64];    /* RDMA device on that netdev, "" if none */
-	int rail;	    /* -1 if not a rail */
-	double injected_ms; /* < 0: never injected */
-	double reverted_ms; /* < 0: not reverted */
+	char netdev[32];	 /* resolved on the node */
+	char device[64];	 /* RDMA device on that netdev, "" if none */
+	int rail;		 /* -1 if not a rail */
+	double injected_ms;	 /* < 0: never injected */
+	double reverted_ms;	 /* < 0: not reverted */
+	double next_injected_ms; /* the drill's next injection after this one's; < 0: none */
 };
 
 struct ev_measure {
@@ -38,8 +39,27 @@ struct ev_measure {
 			    * not ok, but not a violation either */
 };
 
+/*
+ * The disruption a revert (and the failback it causes) brings: from the later
+ * of the revert and the recovery, over expect.failback.window, the time the
+ * smoothed throughput spent below failback_ratio of the baseline.
+ */
+struct ev_failback {
+	bool measured;	       /* the window held samples */
+	double from_ms, to_ms; /* the window on the drill's clock */
+	double outage_ms;      /* time below the threshold in it */
+	double min_ratio;      /* lowest smoothed throughput / baseline in it (0 in a hole) */
+	double failback_ms;    /* revert to the workload's `failback` event; < 0: none */
+	int failback_to_rail;  /* that event's to_rail; -1: none */
+	double threshold_ms;   /* expect.failback.max_outage; < 0: not bounded */
+	bool ok;
+	bool inconclusive; /* bounded but not measurable */
+	char note[160];
+};
+
 struct ev_fault_result {
 	struct ev_measure detection, isolation, recovery;
+	struct ev_failback failback;
 	bool isolation_checked;
 	bool ok;
 };
@@ -80,6 +100,9 @@ int ev_baseline_of(const json_t *events, const char *wl_id, double from_ms, doub
 void ev_evaluate_fault(const json_t *events, const struct sc_expect *expect,
 		       const struct ev_baseline *b, const struct ev_fault *f,
 		       struct ev_fault_result *r);
+
+/* report.json's faults[].failback. */
+json_t *ev_failback_json(const struct ev_failback *fb);
 
 /* Integrity from the client and server `summary` workload events. */
 void ev_integrity(const json_t *events, struct ev_integrity *in);

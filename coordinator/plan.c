@@ -340,6 +340,12 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 		"sustained %.1f s\n",
 		x->recovery_within_ms / 1000.0, plan_stat(x->recovery_stat),
 		x->recovery_ratio * 100, x->recovery_sustain_ms / 1000.0);
+	if (x->failback_set)
+		fprintf(f,
+			"             failback: at most %.1f s below %.0f%% of baseline throughput "
+			"within %.1f s of each revert\n",
+			x->failback_max_outage_ms / 1000.0, x->failback_ratio * 100,
+			x->failback_window_ms / 1000.0);
 	if (x->max_lost >= 0 || x->max_corrupted >= 0)
 		fprintf(f, "             integrity: lost <= %lld, corrupted <= %lld\n",
 			(long long)x->max_lost, (long long)x->max_corrupted);

@@ -1501,9 +1501,53 @@ static int parse_alerts(struct pctx *c, yaml_node_t *seq, struct sc_expect *e)
 	return st;
 }
 
+/* expect.failback: {max_outage, throughput_ratio, window}; max_outage is the bound. */
+static int parse_failback(struct pctx *c, yaml_node_t *m, struct sc_expect *e, bool *ratio_set)
+{
+	static const char *const keys[] = {"max_outage", "throughput_ratio", "window", NULL};
+	yaml_node_t *n;
+	uint64_t v = 0;
+	double r;
+	int st = 0;
+
+	if (yd_want_map(c->d, m, "expect.failback"))
+		return -EINVAL;
+	keep(&st, yd_check_keys(c->d, m, "expect.failback", keys));
+	if (!(n = yd_map_get(c->d, m, "max_outage")))
+		keep(&st, missing(c, m, "expect.failback", "max_outage",
+				  "the longest time throughput may stay below the threshold after "
+				  "a revert, e.g. failback: {max_outage: 2s}"));
+	else if (!keep(&st, yd_get_duration(c->d, n, "expect.failback.max_outage", &v)))
+		e->failback_max_outage_ms = v;
+	if ((n = yd_map_get(c->d, m, "throughput_ratio")) &&
+	    !keep(&st, get_double(c, n, "expect.failback.throughput_ratio", &r))) {
+		if (!(r > 0 && r <= 1))
+			keep(&st,
+			     yd_fail(c->d, n, "expect.failback.throughput_ratio",
+				     "%s is out of range; use a fraction of the baseline above "
+				     "0 and at most 1, e.g. 0.8",
+				     yd_scalar(n)));
+		else {
+			e->failback_ratio = r;
+			*ratio_set = true;
+		}
+	}
+	if ((n = yd_map_get(c->d, m, "window")) &&
+	    !keep(&st, yd_get_duration(c->d, n, "expect.failback.window", &v))) {
+		if (!v)
+			keep(&st, yd_fail(c->d, n, "expect.failback.window",
+					  "must be longer than 0s, e.g. 10s"));
+		else
+			e->failback_window_ms = v;
+	}
+	if (!st)
+		e->failback_set = true;
+	return st;
+}
+
 static int parse_expect(struct pctx *c, yaml_node_t *ex)
 {
-	static const char *const keys[] = {"detection", "isolation", "recovery",
+	static const char *const keys[] = {"detection", "isolation", "recovery", "failback",
 					   "integrity", "alerts",    NULL};
 	static const char *const det_keys[] = {"within", "stat", "signals", NULL};
 	static const char *const iso_keys[] = {"within", "stat", NULL};
@@ -1511,6 +1555,7 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 					       "sustain", "window", NULL};
 	static const char *const int_keys[] = {"lost", "corrupted", NULL};
 	struct sc_expect *e = &c->sc->expect;
+	bool fb_ratio_set = false;
 	yaml_node_t *m, *n;
 	uint64_t v = 0;
 	double r;
@@ -1519,6 +1564,7 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 	e->recovery_ratio = 0.8;
 	e->recovery_sustain_ms = 2000;
 	e->recovery_window_ms = 1000;
+	e->failback_window_ms = SC_FAILBACK_WINDOW_MS;
 	e->max_lost = -1;
 	e->max_corrupted = -1;
 	if (yd_want_map(c->d, ex, "expect"))
@@ -1575,6 +1621,10 @@ static int parse_expect(struct pctx *c, yaml_node_t *ex)
 		    !keep(&st, yd_get_duration(c->d, n, "expect.recovery.window", &v)))
 			e->recovery_window_ms = v;
 	}
+	if ((m = yd_map_get(c->d, ex, "failback")))
+		keep(&st, parse_failback(c, m, e, &fb_ratio_set));
+	if (!fb_ratio_set)
+		e->failback_ratio = e->recovery_ratio;
 
 	if ((m = yd_map_get(c->d, ex, "integrity")) &&
 	    !keep(&st, yd_want_map(c->d, m, "expect.integrity"))) {

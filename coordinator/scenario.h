@@ -17,6 +17,7 @@
 #define SC_MAX_NODES 4096
 #define SC_MAX_RAILS 8
 #define SC_MAX_FAULTS 64
+#define SC_FAILBACK_WINDOW_MS 10000 /* expect.failback.window when not given */
 #define SC_MAX_SIGNALS 8
 
 struct sc_node {
@@ -137,8 +138,17 @@ struct sc_expect {
 	double recovery_ratio;	      /* of baseline throughput, default 0.8 */
 	uint64_t recovery_sustain_ms; /* default 2000 */
 	uint64_t recovery_window_ms;  /* throughput smoothing, default 1000; 0: raw samples */
-	int64_t max_lost;	      /* -1: not checked */
-	int64_t max_corrupted;	      /* -1: not checked */
+	/*
+	 * Failback: the disruption after a fault's revert (docs/SCENARIOS.md). It is
+	 * always measured over failback_window_ms below failback_ratio of the
+	 * baseline; only expect.failback bounds it (failback_set).
+	 */
+	bool failback_set;
+	uint64_t failback_max_outage_ms;
+	double failback_ratio;	     /* default: recovery_ratio */
+	uint64_t failback_window_ms; /* default 10000 */
+	int64_t max_lost;	     /* -1: not checked */
+	int64_t max_corrupted;	     /* -1: not checked */
 };
 
 /* Abort guards: the drill stops and reverts everything when one trips. */

@@ -536,6 +536,31 @@ static void item_recovery(json_t *items, const json_t *r, const json_t *f, const
 		 because);
 }
 
+/* A bounded failback that was violated. */
+static void item_failback(json_t *items, const json_t *r, const json_t *f, const char *id)
+{
+	const json_t *fb = ru_get(f, "failback");
+	char because[ITEM_LEN], a[32], b[32], why[256];
+	double ms, thr;
+
+	if (!json_is_object(fb) || ru_true(fb, "ok") || !ru_failback_bounded(fb))
+		return;
+	/*
+	 * Not measured: the fault was not reverted, the workload never recovered
+	 * or the drill stopped early, each with an item of its own.
+	 */
+	if (ru_true(fb, "inconclusive") || !ru_num(fb, "outage_ms", &ms))
+		return;
+	ru_num(fb, "threshold_ms", &thr);
+	ru_failback_why(fb, why, sizeof(why));
+	fmt(because, sizeof(because), "failback outage %s > %s after the revert (%s)",
+	    fmt_dur(ms, a, sizeof(a)), fmt_dur(thr, b, sizeof(b)), why);
+	add_item(items, id,
+		 "make failback graceful: move traffic back only once the repaired path carries "
+		 "it (drain, then switch), or stay on the surviving rail",
+		 because);
+}
+
 /* The storm prevention setting of the storm's victims: the peers' netdevs on its rail. */
 static const char *pfc_prevention(const json_t *r, const json_t *f, char *buf, size_t len)
 {
@@ -629,6 +654,7 @@ static void items_fault(json_t *items, const json_t *r, const json_t *f)
 	item_detection(items, r, f, id);
 	item_isolation(items, r, f, id);
 	item_recovery(items, r, f, id);
+	item_failback(items, r, f, id);
 	item_pfc(items, r, f, id);
 }
 
@@ -975,7 +1001,10 @@ static void items_anomalies(json_t *items, const json_t *r)
 			text = dump = json_dumps(ru_get(a, "what"), JSON_COMPACT | JSON_ENCODE_ANY);
 		if (!text)
 			text = dump = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY);
-		if (ru_num(a, "t_ms", &ms))
+		if (ru_num(a, "t_ms", &ms) && ru_str(a, "why"))
+			fmt(because, sizeof(because), "at %s: %s: %s", fmt_dur(ms, t, sizeof(t)),
+			    ru_str(a, "why"), text ? text : "?");
+		else if (ru_num(a, "t_ms", &ms))
 			fmt(because, sizeof(because), "at %s: %s", fmt_dur(ms, t, sizeof(t)),
 			    text ? text : "?");
 		else

@@ -1166,13 +1166,14 @@ static void html_actions(FILE *f, const json_t *r)
 	fputs("</ul>\n</section>\n", f);
 }
 
+static const char *const html_results_td[] = {
+    [RU_RESULT_OK] = "<td class=\"ok\">ok</td>",
+    [RU_RESULT_INCONCLUSIVE] = "<td class=\"warn\">inconclusive</td>",
+    [RU_RESULT_NOT_OK] = "<td class=\"bad\">not ok</td>",
+};
+
 static void html_measure_row(FILE *f, const json_t *ft, const char *what, const char *absent)
 {
-	static const char *const results[] = {
-	    [RU_RESULT_OK] = "<td class=\"ok\">ok</td>",
-	    [RU_RESULT_INCONCLUSIVE] = "<td class=\"warn\">inconclusive</td>",
-	    [RU_RESULT_NOT_OK] = "<td class=\"bad\">not ok</td>",
-	};
 	const json_t *m = ru_get(ft, what);
 	char b1[32], b2[32];
 
@@ -1188,8 +1189,35 @@ static void html_measure_row(FILE *f, const json_t *ft, const char *what, const 
 	}
 	fprintf(f, "<td class=\"num\">%s</td><td class=\"num\">%s</td>%s",
 		ru_ms_text(m, "ms", b1, sizeof(b1)), ru_ms_text(m, "threshold_ms", b2, sizeof(b2)),
-		results[ru_measure_result(m)]);
+		html_results_td[ru_measure_result(m)]);
 	td(f, ru_measure_why(m));
+	fputs("</tr>\n", f);
+}
+
+/* The failback row: outage after the revert, its bound ("not bounded" without one). */
+static void html_failback_row(FILE *f, const json_t *ft)
+{
+	const json_t *fb = ru_get(ft, "failback");
+	char b1[32], b2[32], why[256];
+
+	fputs("<tr>", f);
+	td(f, ru_str(ft, "id"));
+	fputs("<td>failback</td>", f);
+	if (!json_is_object(fb)) {
+		fputs("<td>" RU_DASH "</td><td>" RU_DASH "</td><td>not recorded</td><td>" RU_DASH
+		      "</td></tr>\n",
+		      f);
+		return;
+	}
+	fprintf(f, "<td class=\"num\">%s</td>", ru_ms_text(fb, "outage_ms", b1, sizeof(b1)));
+	if (ru_failback_bounded(fb))
+		fprintf(f, "<td class=\"num\">%s</td>%s",
+			ru_ms_text(fb, "threshold_ms", b2, sizeof(b2)),
+			html_results_td[ru_measure_result(fb)]);
+	else
+		fputs("<td>not bounded</td><td>" RU_DASH "</td>", f);
+	ru_failback_why(fb, why, sizeof(why));
+	td(f, why[0] ? why : NULL);
 	fputs("</tr>\n", f);
 }
 
@@ -1259,6 +1287,7 @@ static void html_results(FILE *f, const json_t *r)
 		html_measure_row(f, ft, "detection", "not measured");
 		html_measure_row(f, ft, "isolation", "not checked");
 		html_measure_row(f, ft, "recovery", "not measured");
+		html_failback_row(f, ft);
 	}
 	fputs("</table>\n<p>", f);
 	ru_results_note(f, r);

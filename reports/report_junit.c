@@ -209,6 +209,22 @@ static int add_case(json_t *cases, const char *classname, const char *name, doub
 	return json_array_append_new(cases, c) ? -ENOMEM : 0;
 }
 
+/* add_case() with the name in an sbuf, then frees the four buffers, whatever happened. */
+static int add_case_free(json_t *cases, const char *classname, double time_s, const char *result,
+			 const char *type, struct sbuf *name, struct sbuf *msg, struct sbuf *text,
+			 struct sbuf *out)
+{
+	int ret = name->oom
+		      ? -ENOMEM
+		      : add_case(cases, classname, name->s, time_s, result, type, msg, text, out);
+
+	free(name->s);
+	free(msg->s);
+	free(text->s);
+	free(out->s);
+	return ret;
+}
+
 /* "node-b rail 0 netdev rail0 device rxe_rail0" */
 static void target_text(struct sbuf *b, const json_t *t)
 {
@@ -310,7 +326,6 @@ static int measure_case(json_t *cases, const struct case_ctx *c)
 	double ms = 0, thr = 0, time_s = -1, rail;
 	bool seen, have_thr;
 	char b1[32], b2[32];
-	int ret;
 
 	if (c->trial > 0)
 		sb_printf(&name, "%s %s (trial %.0f)", c->base, c->what, c->trial);
@@ -398,18 +413,78 @@ static int measure_case(json_t *cases, const struct case_ctx *c)
 		if (note)
 			sb_printf(&text, "note: %s\n", note);
 	}
-	ret = name.oom
-		  ? -ENOMEM
-		  : add_case(cases, c->classname, name.s, time_s, result, type, &msg, &text, &out);
-	free(name.s);
-	free(msg.s);
-	free(text.s);
-	free(out.s);
-	return ret;
+	return add_case_free(cases, c->classname, time_s, result, type, &name, &msg, &text, &out);
 }
 
 /*
- * detection, isolation, recovery of every fault. The trials of a repeated
+ * The failback of one fault or trial: judged when expect.failback bounds it,
+ * else skipped with the figure, as isolation is when nothing asks for it.
+ */
+static int failback_case(json_t *cases, const struct case_ctx *c)
+{
+	const json_t *ft = c->fault, *fb = ru_get(ft, "failback");
+	struct sbuf name = {0}, msg = {0}, text = {0}, out = {0};
+	const char *result, *type = NULL, *note = ru_str(fb, "note");
+	double outage = 0, thr = 0, time_s = -1;
+	bool seen, bounded = ru_failback_bounded(fb);
+	char b1[32], b2[32], why[256];
+
+	if (c->trial > 0)
+		sb_printf(&name, "%s failback (trial %.0f)", c->base, c->trial);
+	else
+		sb_printf(&name, "%s failback", c->base);
+	seen = ru_num(fb, "outage_ms", &outage);
+	ru_num(fb, "threshold_ms", &thr);
+	if (seen)
+		time_s = outage / 1000.0;
+	ru_failback_why(fb, why, sizeof(why));
+
+	if (!json_is_object(fb)) {
+		result = "skipped";
+		sb_printf(&msg, "failback not checked: not recorded");
+	} else if (!ru_num(ft, "injected_ms", &(double){0}) && ru_get(ft, "injected_ms")) {
+		result = "error";
+		type = "not_injected";
+		sb_printf(&msg, "failback could not be judged: the fault was not injected");
+	} else if (!bounded) {
+		result = "skipped";
+		sb_printf(&msg, "failback not checked: the scenario sets no expect.failback; ");
+		if (seen)
+			sb_printf(&msg, "outage %s after the revert%s%s%s",
+				  ru_fmt_ms(outage, b1, sizeof(b1)), why[0] ? " (" : "", why,
+				  why[0] ? ")" : "");
+		else
+			sb_printf(&msg, "%s", why[0] ? why : "not measured");
+	} else if (json_is_true(ru_get(fb, "ok"))) {
+		result = "pass";
+		sb_printf(&out, "failback outage %s <= %s (%s)\n",
+			  ru_fmt_ms(outage, b1, sizeof(b1)), ru_fmt_ms(thr, b2, sizeof(b2)), why);
+	} else if (json_is_true(ru_get(fb, "inconclusive")) || !seen) {
+		result = "error";
+		type = "inconclusive";
+		sb_printf(&msg, "failback could not be judged: %s", note ? note : "not measured");
+	} else {
+		result = "failure";
+		type = "threshold";
+		sb_printf(&msg, "failback outage %s > %s (%s)", ru_fmt_ms(outage, b1, sizeof(b1)),
+			  ru_fmt_ms(thr, b2, sizeof(b2)), why);
+	}
+	if (strcmp(result, "pass") && strcmp(result, "skipped")) {
+		fault_context(&text, ft);
+		if (seen)
+			sb_printf(&text, "measured: outage %.3f ms after the revert\n", outage);
+		else
+			sb_printf(&text, "measured: nothing\n");
+		if (bounded)
+			sb_printf(&text, "allowed: %s\n", ru_fmt_ms(thr, b2, sizeof(b2)));
+		if (why[0])
+			sb_printf(&text, "note: %s\n", why);
+	}
+	return add_case_free(cases, c->classname, time_s, result, type, &name, &msg, &text, &out);
+}
+
+/*
+ * detection, isolation, recovery and failback of every fault. The trials of a repeated
  * fault ("id": "base#k", "fault": "base", "trial": k) share their base's
  * classname and are named "<base> <phase> (trial k)".
  */
@@ -446,6 +521,8 @@ static int fault_cases(json_t *cases, const json_t *report, const char *scenario
 			};
 
 			ret = measure_case(cases, &c);
+			if (!ret && k == 2)
+				ret = failback_case(cases, &c);
 		}
 		if (ret)
 			break;

@@ -455,10 +455,11 @@ static void md_actions(FILE *f, const json_t *r)
 }
 
 /* "812 ms / 5000 ms ✅ (port_event)", "— / 5000 ms ❌ (not seen)" */
+static const char *const md_marks[] = {
+    [RU_RESULT_OK] = "✅", [RU_RESULT_INCONCLUSIVE] = "⚠️", [RU_RESULT_NOT_OK] = "❌"};
+
 static void md_measure(FILE *f, const json_t *m, const char *absent)
 {
-	static const char *const marks[] = {
-	    [RU_RESULT_OK] = "✅", [RU_RESULT_INCONCLUSIVE] = "⚠️", [RU_RESULT_NOT_OK] = "❌"};
 	const char *why;
 	char b1[32], b2[32];
 
@@ -467,9 +468,32 @@ static void md_measure(FILE *f, const json_t *m, const char *absent)
 		return;
 	}
 	fprintf(f, "%s / %s %s", ru_ms_text(m, "ms", b1, sizeof(b1)),
-		ru_ms_text(m, "threshold_ms", b2, sizeof(b2)), marks[ru_measure_result(m)]);
+		ru_ms_text(m, "threshold_ms", b2, sizeof(b2)), md_marks[ru_measure_result(m)]);
 	why = ru_measure_why(m);
 	if (why) {
+		fputs(" (", f);
+		cell(f, why);
+		fputs(")", f);
+	}
+}
+
+/* "1700 ms / 1000 ms ❌ (lowest 0% of the baseline; ...)", "0 ms / not bounded (...)" */
+static void md_failback(FILE *f, const json_t *fb)
+{
+	char b1[32], b2[32], why[256];
+
+	if (!json_is_object(fb)) {
+		fputs(RU_DASH " (not recorded)", f);
+		return;
+	}
+	fputs(ru_ms_text(fb, "outage_ms", b1, sizeof(b1)), f);
+	if (ru_failback_bounded(fb))
+		fprintf(f, " / %s %s", ru_ms_text(fb, "threshold_ms", b2, sizeof(b2)),
+			md_marks[ru_measure_result(fb)]);
+	else
+		fputs(" / not bounded", f);
+	ru_failback_why(fb, why, sizeof(why));
+	if (why[0]) {
 		fputs(" (", f);
 		cell(f, why);
 		fputs(")", f);
@@ -544,8 +568,8 @@ static void md_results(FILE *f, const json_t *r)
 		fputs("Nothing was measured.\n\n", f);
 		return;
 	}
-	fputs("| Fault | Detection | Isolation | Recovery |\n", f);
-	fputs("| --- | --- | --- | --- |\n", f);
+	fputs("| Fault | Detection | Isolation | Recovery | Failback |\n", f);
+	fputs("| --- | --- | --- | --- | --- |\n", f);
 	json_array_foreach(faults, i, ft) {
 		fputs("| ", f);
 		cell(f, ru_str(ft, "id"));
@@ -555,6 +579,8 @@ static void md_results(FILE *f, const json_t *r)
 		md_measure(f, ru_get(ft, "isolation"), "not checked");
 		fputs(" | ", f);
 		md_measure(f, ru_get(ft, "recovery"), RU_DASH);
+		fputs(" | ", f);
+		md_failback(f, ru_get(ft, "failback"));
 		fputs(" |\n", f);
 	}
 	fputs("\nEach cell is measured / allowed. ", f);

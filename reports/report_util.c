@@ -266,7 +266,7 @@ size_t ru_fault_notes(FILE *f, const json_t *faults, const struct ru_markup *m)
 
 void ru_results_note(FILE *f, const json_t *r)
 {
-	char b[32];
+	char b[32], w[32];
 
 	fprintf(
 	    f,
@@ -275,6 +275,14 @@ void ru_results_note(FILE *f, const json_t *r)
 	    "throughput, after which it held (see docs/SCENARIOS.md, \"How times are "
 	    "measured\").",
 	    ru_share(r, "expect.recovery.throughput_ratio", "the expected share", b, sizeof(b)));
+	if (!json_is_object(ru_get(r, "expect.failback")))
+		return;
+	fprintf(f,
+		" Failback is how long throughput stayed below %s of the baseline after the "
+		"revert and the recovery, over the next %s (or until the next fault): the outage "
+		"a job feels when traffic moves back.",
+		ru_share(r, "expect.failback.throughput_ratio", "the expected share", b, sizeof(b)),
+		ru_ms_text(r, "expect.failback.window_ms", w, sizeof(w)));
 }
 
 void ru_params(FILE *f, const json_t *params, const struct ru_markup *m)
@@ -332,6 +340,37 @@ const char *ru_measure_why(const json_t *m)
 	if (ru_str(m, "signal"))
 		return ru_str(m, "signal");
 	return ru_num(m, "ms", &ms) ? NULL : "not seen";
+}
+
+bool ru_failback_bounded(const json_t *fb)
+{
+	double v;
+
+	return ru_num(fb, "threshold_ms", &v);
+}
+
+void ru_failback_why(const json_t *fb, char *buf, size_t len)
+{
+	double ratio, ms, rail;
+	char b[32];
+	int off = 0;
+
+	buf[0] = '\0';
+	if (ru_str(fb, "note")) {
+		snprintf(buf, len, "%s", ru_str(fb, "note"));
+		return;
+	}
+	if (ru_num(fb, "min_ratio", &ratio))
+		off = snprintf(buf, len, "lowest %.0f%% of the baseline", ratio * 100);
+	if (off >= 0 && (size_t)off < len && ru_num(fb, "failback_ms", &ms)) {
+		if (ru_num(fb, "to_rail", &rail))
+			snprintf(buf + off, len - (size_t)off,
+				 "%sback on rail %.0f %s after the revert", off ? "; " : "", rail,
+				 ru_fmt_ms(ms, b, sizeof(b)));
+		else
+			snprintf(buf + off, len - (size_t)off, "%sfailed back %s after the revert",
+				 off ? "; " : "", ru_fmt_ms(ms, b, sizeof(b)));
+	}
 }
 
 const char ru_integrity_unknown[] = "Unknown: the workload's client or server summary is missing, "
@@ -398,6 +437,10 @@ void ru_anomaly(FILE *f, const json_t *a, const struct ru_markup *m)
 	fprintf(f, "%s%s ms, ", m->item.on, ru_num_text(a, "t_ms", 1, b, sizeof(b)));
 	m->put(f, ru_str(a, "node") ?: "?");
 	fputs(": ", f);
+	if (ru_str(a, "why")) {
+		m->put(f, ru_str(a, "why"));
+		fputs(": ", f);
+	}
 	if (s && s[0] == '{') {
 		fputs(m->code.on, f);
 		m->put(f, s);

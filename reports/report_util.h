@@ -132,6 +132,14 @@ enum ru_result ru_measure_result(const json_t *m);
 /* What a measure's result is put down to: its note, its signal, "not seen" or NULL. */
 const char *ru_measure_why(const json_t *m);
 
+/*
+ * A fault's failback (faults[].failback): whether expect.failback bounds it,
+ * and what its outage is put down to: "lowest 12% of the baseline; back on
+ * rail 0 1.2 s after the revert", or why it was not measured.
+ */
+bool ru_failback_bounded(const json_t *fb);
+void ru_failback_why(const json_t *fb, char *buf, size_t len);
+
 /* Integrity: the sentence when it is unknown, and what its numbers mean. */
 extern const char ru_integrity_unknown[];
 extern const char ru_integrity_note[];

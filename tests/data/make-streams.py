@@ -124,21 +124,22 @@ def write(name, events, header):
 #    and 21012.3 (24.8) are below 0.7 x 64.0 = 44.8; 21512.3 is back at 60.8 on rail 1:
 #    recovery = 21012.3 - 20003.1 = 1009.2 ms. Reverted 30004.2; rail_up and failback to rail 0
 #    without a dip. Samples run to k=109 (54512.3). Integrity: completed 8992 = unique 8992.
-def link_down():
+def failover_samples(back_at, low=None):
+    """Samples k=1..109 of a stream on rail 0 that fails over to rail 1 after 20495.5 and back
+    at back_at: the failover dip at k=41, 42 (3.2, 24.8), 60.8 at k=43, and `low` {k: mbps}."""
     out = start()
     for k in range(1, 110):
         t = FIRST + IV * k
-        rail = 1 if 20495.5 < t < 31210.0 else 0
-        mbps = BASE_MBPS[k % 5]
-        if k == 41:
-            mbps = 3.2
-        elif k == 42:
-            mbps = 24.8
-        elif k == 43:
-            mbps = 60.8
+        rail = 1 if 20495.5 < t < back_at else 0
+        mbps = {41: 3.2, 42: 24.8, 43: 60.8, **(low or {})}.get(k, BASE_MBPS[k % 5])
         out.append(interval(k, mbps, rail))
         if k % 2 == 0:
             out.append(server_interval(k, mbps, rail))
+    return out
+
+
+def link_down():
+    out = failover_samples(31210.0)
     out += down_burst(20003.1, "rail0", "rxe_rail0", 0, 1)
     out += up_burst(30004.2, "rail0", "rxe_rail0")
     out += [wl(31200.0, "node-a", "client", "rail_up", rail=0),
@@ -226,8 +227,29 @@ def no_baseline():
           "inconclusive: no baseline, fault not injected")
 
 
+# 6. failback-stall.jsonl: link-down-failover.jsonl's drill, but the failback hurts, as seen in
+#    the lab: reverted 30004.2; at 30600.0 the stream, still on rail 1 (which no fault touched),
+#    stalls with 8 in flight; it resumes at 31950.0 (stalled_ms 1350) and fails back to rail 0
+#    at 32100.0. Samples k=62 (ends 31012.3) and k=63 (31512.3) are 0, k=64 (32012.3) is 8.0:
+#    three samples below 44.8, so with raw samples (recovery.window 0) the failback window
+#    [30004.2, 40004.2) holds an outage of 3 x 500 = 1500 ms, lowest ratio 0; failback 2095.8 ms
+#    after the revert, to rail 0. Recovery is still 1009.2 ms (the first dip only).
+def failback_stall():
+    out = failover_samples(32100.0, {62: 0.0, 63: 0.0, 64: 8.0})
+    out += down_burst(20003.1, "rail0", "rxe_rail0", 0, 1)
+    out += up_burst(30004.2, "rail0", "rxe_rail0")
+    out += [wl(31200.0, "node-a", "client", "rail_up", rail=0),
+            wl(30600.0, "node-a", "client", "stall", cause="no_progress", rail=1, in_flight=8,
+               reason="no completion for 500 ms"),
+            wl(31950.0, "node-a", "client", "resume", rail=1, stalled_ms=1350),
+            wl(32100.0, "node-a", "client", "failback", from_rail=1, to_rail=0)]
+    write("failback-stall.jsonl", finish(out, 109, 9000, 8992, 9000, 8992, 8, 0),
+          "pass unless failback is bounded: outage 1500 ms after the revert, lowest 0%")
+
+
 link_down()
 port_flap()
 no_impact()
 never_recovers()
 no_baseline()
+failback_stall()

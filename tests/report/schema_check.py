@@ -110,6 +110,15 @@ MUTANTS = [
     ("a trial without its fault",
      lambda r: (first_fault(r).update({"trial": 2, "trials": 3}), first_fault(r).pop("fault", None))),
     ("expect stat p99", lambda r: r["expect"]["recovery"].__setitem__("stat", "p99")),
+    ("a fault without failback", lambda r: first_fault(r).pop("failback")),
+    ("failback not measured without a note",
+     lambda r: first_fault(r)["failback"].update({"outage_ms": None, "min_ratio": None,
+                                                  "window_ms": None, "note": None})
+     or first_fault(r)["failback"].pop("note")),
+    ("unbounded failback not ok",
+     lambda r: first_fault(r)["failback"].update({"threshold_ms": None, "ok": False})),
+    ("expect.failback ratio 2",
+     lambda r: r["expect"]["failback"].__setitem__("throughput_ratio", 2)),
     ("cleanup.verified a string", lambda r: r["cleanup"].__setitem__("verified", "yes")),
     ("tripped guard without why",
      lambda r: r.setdefault("safety", {}).__setitem__(
@@ -134,6 +143,11 @@ EXTENSIONS = [
          "detection": {"ms": None, "signal": None, "threshold_ms": 5000, "ok": False,
                        "note": "not injected", "inconclusive": True}})
      or [first_fault(r).pop(k, None) for k in ("injected_at", "reverted_at", "prior")]),
+    ("failback bounded and violated",
+     lambda r: (first_fault(r)["failback"].update({"outage_ms": 1500.0, "min_ratio": 0.0,
+                                                   "window_ms": [30004.2, 40004.2],
+                                                   "threshold_ms": 1000, "ok": False}),
+                r["expect"]["failback"].__setitem__("max_outage_ms", 1000))),
     ("no lab, no integrity",
      lambda r: (r.get("environment", {}).pop("lab", None),
                 r.get("workload", {}).__setitem__("integrity", None))),
@@ -192,6 +206,22 @@ def stat_checks(r):
     return out
 
 
+def failback_result(f, not_injected):
+    """The failback case: judged only when expect.failback bounds it (threshold_ms set)."""
+    fb = f.get("failback")
+    if not isinstance(fb, dict):
+        return "skipped"
+    if not_injected:
+        return "error"
+    if fb.get("threshold_ms") is None:
+        return "skipped"
+    if fb.get("ok") is True:
+        return "pass"
+    if fb.get("inconclusive") or fb.get("outage_ms") is None:
+        return "error"
+    return "failure"
+
+
 def expected_results(r):
     """Each check the report implies, as (name, result): the junit contract."""
     inconclusive_run = r.get("verdict") == "inconclusive"
@@ -217,6 +247,9 @@ def expected_results(r):
             else:
                 res = "failure"
             out.append((name, res))
+            if what == "recovery":
+                out.append((f"{base} failback (trial {trial})" if trial else f"{base} failback",
+                            failback_result(f, not_injected)))
     out += stat_checks(r)
     lim = (r.get("expect") or {}).get("integrity") or {}
     bounds = {k: lim.get(k) for k in ("lost", "corrupted") if isinstance(lim.get(k), int)}
@@ -253,6 +286,9 @@ def not_ok_checks(r):
                 continue  # judged over the trials
             if isinstance(m, dict) and m.get("ok") is False and m.get("threshold_ms") is not None:
                 n += 1
+        fb = f.get("failback")
+        if isinstance(fb, dict) and fb.get("ok") is False and fb.get("threshold_ms") is not None:
+            n += 1
     n += sum(1 for _, res in stat_checks(r) if res != "pass")
     lim = (r.get("expect") or {}).get("integrity") or {}
     got = (r.get("workload") or {}).get("integrity")

@@ -4,7 +4,8 @@
  * tests/data, written by tests/data/make-streams.py, whose comments work out
  * every number asserted here. Each stream models one lab drill: a link down
  * with failover, a flap with three dips, a fault with no impact, a fault the
- * workload never recovers from, and a drill with no baseline.
+ * workload never recovers from, a drill with no baseline, and a failback that
+ * stalls the healthy rail after the revert.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -67,6 +68,8 @@ static struct sc_expect lab_expect(void)
 	    .recovery_within_ms = 30000,
 	    .recovery_ratio = 0.7,
 	    .recovery_sustain_ms = 2000,
+	    .failback_ratio = 0.7,
+	    .failback_window_ms = 10000,
 	    .max_lost = 0,
 	    .max_corrupted = 0,
 	};
@@ -108,6 +111,125 @@ static enum ev_verdict run1(const json_t *events, const struct sc_expect *x,
 					json_string_value(s));
 	json_decref(rs);
 	return v;
+}
+
+static bool before_33s(const json_t *e)
+{
+	return json_number_value(json_object_get(e, "t_ms")) < 33000;
+}
+
+/* Samples k=62..64 (ending 31012.3..32012.3) gone: a hole instead of low samples. */
+static bool no_failback_samples(const json_t *e)
+{
+	double t = json_number_value(json_object_get(e, "t_ms"));
+	const char *type = json_string_value(json_object_get(e, "type"));
+
+	return !(type && !strcmp(type, "interval") && t > 30600 && t < 32100);
+}
+
+/* tests/data/failback-stall.jsonl: the outage a failback brings, measured and bounded. */
+static void test_failback_outage(void **state)
+{
+	json_t *ev = load_stream("failback-stall.jsonl"), *cut, *j;
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20003.1, 30004.2);
+	struct ev_fault_result r;
+	char reasons[1024], *s;
+
+	f.next_injected_ms = -1;
+	/* measured, not bounded: it never changes the verdict */
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_ms(r.recovery.ms, 1009.2);
+	assert_true(r.failback.measured);
+	assert_ms(r.failback.from_ms, 30004.2);
+	assert_ms(r.failback.to_ms, 40004.2);
+	assert_ms(r.failback.outage_ms, 1500);
+	assert_ms(r.failback.min_ratio, 0);
+	assert_ms(r.failback.failback_ms, 2095.8);
+	assert_int_equal(r.failback.failback_to_rail, 0);
+	assert_true(r.failback.ok);
+	j = ev_failback_json(&r.failback);
+	s = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(15));
+	assert_string_equal(s,
+			    "{\"outage_ms\":1500.0,\"min_ratio\":0.0,\"window_ms\":[30004.2,"
+			    "40004.2],\"failback_ms\":2095.8,\"to_rail\":0,\"threshold_ms\":null,"
+			    "\"ok\":true}");
+	free(s);
+	json_decref(j);
+
+	/* bounded below the outage: the drill fails, saying by how much */
+	x.failback_set = true;
+	x.failback_max_outage_ms = 1000;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_false(r.failback.ok);
+	assert_false(r.failback.inconclusive);
+	assert_false(r.ok);
+	assert_string_equal(reasons, "rail0-down: failback outage 1.5 s > 1 s (throughput below "
+				     "70% of the baseline after the revert; lowest 0%)");
+	/* above it: passes */
+	x.failback_max_outage_ms = 1500;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_true(r.failback.ok);
+
+	/* the next fault's injection ends the window: only k=62's overlap counts */
+	f.next_injected_ms = 31000;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_ms(r.failback.to_ms, 31000);
+	assert_ms(r.failback.outage_ms, 31000 - 30512.3);
+	f.next_injected_ms = 29000; /* (before the revert: nothing to measure) */
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_INCONCLUSIVE);
+	assert_string_equal(r.failback.note,
+			    "not measured: the next fault was injected before the revert");
+	f.next_injected_ms = -1;
+
+	/*
+	 * A drill that ends inside the window proves a violation, never compliance
+	 * (recovery's own window closes at 25 s here, so recovery is judged).
+	 */
+	x.recovery_within_ms = 5000;
+	cut = filter(ev, before_33s);
+	assert_int_equal(run1(cut, &x, &f, &r, true, reasons, sizeof(reasons)), EV_INCONCLUSIVE);
+	assert_true(r.failback.inconclusive);
+	assert_ms(r.failback.outage_ms, 1500);
+	assert_string_equal(r.failback.note,
+			    "the drill ended 2.5 s into the 10.0 s failback window");
+	x.failback_max_outage_ms = 1000;
+	assert_int_equal(run1(cut, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_false(r.failback.inconclusive);
+	json_decref(cut);
+
+	/* no samples at all during the stall: a hole, lowest ratio 0 */
+	x.failback_max_outage_ms = 5000;
+	cut = filter(ev, no_failback_samples);
+	assert_int_equal(run1(cut, &x, &f, &r, true, reasons, sizeof(reasons)), EV_PASS);
+	assert_ms(r.failback.outage_ms, 32012.3 - 30512.3);
+	assert_ms(r.failback.min_ratio, 0);
+	json_decref(cut);
+	json_decref(ev);
+}
+
+/* No failback to measure when the workload never came back from the fault. */
+static void test_failback_not_recovered(void **state)
+{
+	json_t *ev = load_stream("never-recovers.jsonl");
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20000.8, 30000.8);
+	struct ev_fault_result r;
+	char reasons[1024];
+
+	f.next_injected_ms = -1;
+	run1(ev, &x, &f, &r, true, reasons, sizeof(reasons));
+	assert_false(r.failback.measured);
+	assert_true(r.failback.ok); /* not bounded: only reported */
+	assert_string_equal(r.failback.note,
+			    "not measured: the workload had not recovered from the fault");
+	x.failback_set = true;
+	x.failback_max_outage_ms = 2000;
+	assert_int_equal(run1(ev, &x, &f, &r, true, reasons, sizeof(reasons)), EV_FAIL);
+	assert_true(r.failback.inconclusive);
+	assert_non_null(strstr(reasons, "rail0-down: failback could not be judged: not measured: "
+					"the workload had not recovered from the fault"));
+	json_decref(ev);
 }
 
 static void test_verdict_names(void **state)
@@ -570,6 +692,8 @@ int main(void)
 	    cmocka_unit_test(test_never_recovers),
 	    cmocka_unit_test(test_no_baseline),
 	    cmocka_unit_test(test_zero_baseline_reason),
+	    cmocka_unit_test(test_failback_outage),
+	    cmocka_unit_test(test_failback_not_recovered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -74,6 +74,8 @@ static const char FULL[] =
     "   \"recovery\": {\"ms\": 2100.0, \"signal\": \"throughput\", \"threshold_ms\": 30000, "
     "\"ok\": "
     "true},"
+    "   \"failback\": {\"outage_ms\": 1500.0, \"min_ratio\": 0.05, \"window_ms\": [30004.2, "
+    "40004.2], \"failback_ms\": 2095.8, \"to_rail\": 0, \"threshold_ms\": 2000, \"ok\": true},"
     "   \"verdict\": \"pass\"},"
     "  {\"id\": \"rail0-flap\", \"injector\": \"port_flap\", \"target\": {\"node\": \"node-b\", "
     "\"rail\": 0},"
@@ -84,6 +86,9 @@ static const char FULL[] =
     "\"note\": \"not seen\"},"
     "   \"recovery\": {\"ms\": null, \"signal\": null, \"threshold_ms\": 30000, \"ok\": false, "
     "\"note\": \"the drill ended before the window closed\", \"inconclusive\": true},"
+    "   \"failback\": {\"outage_ms\": null, \"min_ratio\": null, \"window_ms\": null, "
+    "\"failback_ms\": null, \"to_rail\": null, \"threshold_ms\": 2000, \"ok\": false, "
+    "\"note\": \"not measured: the fault was not reverted\", \"inconclusive\": true},"
     "   \"verdict\": \"fail\"}],"
     " \"expect\": {\"detection\": {\"within_ms\": 5000, \"signals\": [\"workload_error\", "
     "\"port_event\"]},"
@@ -266,13 +271,14 @@ static void test_full_report(void **state)
 	has_line(md, "| rail0-flap | port_flap | node-b rail 0 | "
 		     "count=3, down_ms=2000, up_ms=3000, jitter_ms=300, seed=7 | at "
 		     "40000 ms for 15000 ms | 40002 ms | not reverted |");
-	has_line(md, "| Fault | Detection | Isolation | Recovery |");
+	has_line(md, "| Fault | Detection | Isolation | Recovery | Failback |");
 	has_line(md, "| rail0-down | 812 ms / 5000 ms ✅ (port_event) | 1400 ms / 10000 ms ✅ "
-		     "(failover) | 2100 ms / 30000 ms ✅ (throughput) |");
+		     "(failover) | 2100 ms / 30000 ms ✅ (throughput) | 1500 ms / 2000 ms ✅ (lowest "
+		     "5% of the baseline; back on rail 0 2096 ms after the revert) |");
 	has_line(
 	    md, "| rail0-flap | — / 5000 ms ❌ (not seen) | not checked | — / 30000 ms ⚠️ "
-		"(the "
-		"drill ended before the window closed) |");
+		"(the drill ended before the window closed) | — / 2000 ms ⚠️ (not measured: "
+		"the fault was not reverted) |");
 	has_line(md, "| 1234 | 1240 | 0 (at most 0) | 6 | 0 (at most 0) |");
 	has_line(md, "| 64.2 MB/s | 48.8 MB/s | 63.2 MB/s |");
 	has_line(md,
@@ -383,8 +389,8 @@ static void test_nulls_everywhere(void **state)
 		     "throughput: 0 samples | — |");
 	has_line(md, "| f\\|0 | — | — | — | at — ms for — ms | not injected: agent: link_down: "
 		     "eth0: refused: carries the agent's control connection | not reverted |");
-	has_line(md, "| f\\|0 | — / — ❌ (not seen) | not checked | — |");
-	has_line(md, "| — | — | not checked | — |");
+	has_line(md, "| f\\|0 | — / — ❌ (not seen) | not checked | — | — (not recorded) |");
+	has_line(md, "| — | — | not checked | — | — (not recorded) |");
 	has_line(md, "Unknown: the workload's client or server summary is missing, so lost and "
 		     "corrupted messages could not be counted.");
 	has_line(md, "**Not verified: check the nodes by hand before the next drill.**");

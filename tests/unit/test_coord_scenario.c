@@ -703,6 +703,58 @@ static void test_expect_values(void **state)
 	    "workload interval; use at least 200ms");
 }
 
+/* expect.failback: measured always (defaults from recovery), bounded only when given. */
+static void test_expect_failback(void **state)
+{
+	struct scenario sc;
+	char err[512], *text;
+
+	assert_int_equal(scenario_parse("t.yaml", BASE, strlen(BASE), &sc, err, sizeof(err)), 0);
+	assert_false(sc.expect.failback_set);
+	assert_true(sc.expect.failback_ratio == sc.expect.recovery_ratio);
+	assert_int_equal(sc.expect.failback_window_ms, SC_FAILBACK_WINDOW_MS);
+	scenario_free(&sc);
+
+	text =
+	    edit("  recovery: {within: 30s}", "  recovery: {within: 30s, throughput_ratio: 0.7}\n"
+					      "  failback: {max_outage: 1500ms}");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_true(sc.expect.failback_set);
+	assert_int_equal(sc.expect.failback_max_outage_ms, 1500);
+	assert_true(sc.expect.failback_ratio == 0.7); /* recovery's, when not given */
+	scenario_free(&sc);
+	free(text);
+
+	text = edit("  recovery: {within: 30s}",
+		    "  recovery: {within: 30s}\n"
+		    "  failback: {max_outage: 0s, throughput_ratio: 1, window: 4s}");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_true(sc.expect.failback_set);
+	assert_int_equal(sc.expect.failback_max_outage_ms, 0);
+	assert_true(sc.expect.failback_ratio == 1.0);
+	assert_int_equal(sc.expect.failback_window_ms, 4000);
+	scenario_free(&sc);
+	free(text);
+
+	expect_err("  recovery: {within: 30s}",
+		   "  recovery: {within: 30s}\n  failback: {window: 5s}",
+		   "t.yaml:18:13: expect.failback.max_outage: missing; the longest time throughput "
+		   "may stay below the threshold after a revert, e.g. failback: {max_outage: 2s}");
+	expect_err("  recovery: {within: 30s}",
+		   "  recovery: {within: 30s}\n  failback: {max_outage: 2s, throughput_ratio: 0}",
+		   "t.yaml:18:48: expect.failback.throughput_ratio: 0 is out of range; use a "
+		   "fraction of the baseline above 0 and at most 1, e.g. 0.8");
+	expect_err("  recovery: {within: 30s}",
+		   "  recovery: {within: 30s}\n  failback: {max_outage: 2s, window: 0s}",
+		   "t.yaml:18:38: expect.failback.window: must be longer than 0s, e.g. 10s");
+	expect_err("  recovery: {within: 30s}",
+		   "  recovery: {within: 30s}\n  failback: {max_outage: 2s, within: 3s}",
+		   "t.yaml:18:30: expect.failback.within: unknown key; allowed here: max_outage, "
+		   "throughput_ratio, window");
+	expect_err("  recovery: {within: 30s}", "  recovery: {within: 30s}\n  failback: 2s",
+		   "t.yaml:18:13: expect.failback: must be a mapping (key: value lines or {...})");
+}
+
 /* docs/SCENARIOS.md: anchors and aliases work (common/yaml_guard.c bounds them). */
 static void test_aliases_work(void **state)
 {
@@ -776,6 +828,7 @@ int main(void)
 	    cmocka_unit_test(test_target_shape),
 	    cmocka_unit_test(test_workload_values),
 	    cmocka_unit_test(test_expect_values),
+	    cmocka_unit_test(test_expect_failback),
 	    cmocka_unit_test(test_aliases_work),
 	    cmocka_unit_test(test_shape_limits),
 	    cmocka_unit_test(test_workload_target),
