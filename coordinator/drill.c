@@ -1171,10 +1171,9 @@ int drill_run(const struct drill_opts *o)
 		memcpy(d->faults[i].ev.node, sf->target.node, sizeof(d->faults[i].ev.node));
 		memcpy(d->faults[i].ev.netdev, sf->target.netdev, sizeof(d->faults[i].ev.netdev));
 		last_end = fmax(last_end, fmax(end, rec));
-		/* a bounded failback is watched for its whole window after the revert */
-		if (d->sc.expect.failback_set)
-			last_end = fmax(last_end, end + (double)d->sc.expect.failback_window_ms +
-						      3 * (double)d->sc.workload.interval_ms);
+		/* the failback is watched for its whole window after the revert */
+		last_end = fmax(last_end, end + (double)d->sc.expect.failback_window_ms +
+					      3 * (double)d->sc.workload.interval_ms);
 	}
 	d->end_ms = last_end + (double)d->sc.cooldown_ms + 1000;
 	d->end_ms_plain = d->end_ms;

@@ -220,13 +220,13 @@ static void test_link_down_file(void **state)
 	assert_int_equal(sc.workload.qp_timeout, 16);
 	assert_int_equal(sc.workload.qp_retry_cnt, 6);
 	assert_int_equal(sc.workload.interval_ms, 100);
-	assert_int_equal(sc.warmup_ms, 5000);
-	assert_int_equal(sc.baseline_ms, 10000);
+	assert_int_equal(sc.warmup_ms, 3000);
+	assert_int_equal(sc.baseline_ms, 7000);
 	assert_int_equal(sc.nr_faults, 1);
 	f = &sc.faults[0];
 	assert_string_equal(f->name, "rail0-down");
 	assert_string_equal(f->injector, "link_down");
-	assert_int_equal(f->at_ms, 20000);
+	assert_int_equal(f->at_ms, 12000);
 	assert_int_equal(f->duration_ms, 10000);
 	assert_string_equal(f->target.node, "node-b");
 	assert_int_equal(f->target.rail, 0);
@@ -239,7 +239,7 @@ static void test_link_down_file(void **state)
 	assert_int_equal(sc.expect.signals[1], SC_SIG_PORT_EVENT);
 	assert_true(sc.expect.isolation_set);
 	assert_int_equal(sc.expect.isolation_within_ms, 10000);
-	assert_int_equal(sc.expect.recovery_within_ms, 30000);
+	assert_int_equal(sc.expect.recovery_within_ms, 15000);
 	assert_true(sc.expect.recovery_ratio == 0.7);
 	assert_int_equal(sc.expect.recovery_sustain_ms, 2000);
 	assert_int_equal(sc.expect.max_lost, 0);
@@ -262,7 +262,7 @@ static void test_port_flap_file(void **state)
 	assert_string_equal(sc.name, "port-flap-rail0");
 	assert_int_equal(sc.nr_faults, 1);
 	assert_string_equal(sc.faults[0].injector, "port_flap");
-	assert_int_equal(sc.faults[0].at_ms, 20000);
+	assert_int_equal(sc.faults[0].at_ms, 12000);
 	/* count x (down + up): 3 x (4 s + 4 s) */
 	assert_int_equal(sc.faults[0].duration_ms, 24000);
 	params = json_dumps(sc.faults[0].params, JSON_COMPACT);
@@ -270,7 +270,7 @@ static void test_port_flap_file(void **state)
 	assert_string_equal(params,
 			    "{\"count\":3,\"down_ms\":4000,\"up_ms\":4000,\"jitter_ms\":300}");
 	free(params);
-	assert_int_equal(sc.expect.recovery_within_ms, 30000);
+	assert_int_equal(sc.expect.recovery_within_ms, 15000);
 	assert_true(sc.expect.recovery_ratio == 0.7);
 	scenario_free(&sc);
 }
