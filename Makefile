@@ -2,12 +2,15 @@
 # Build, test and demo entry points for rdmachaos.
 #
 #   make          build/rdmachaos, build/rdmachaos-agent, build/rdmachaos-stream
-#   make deps     install what is missing from Debian's packages
-#   make test     unit tests (ASan+UBSan), fuzz smoke (tests/fuzz) and lab integration tests
+#   make deps     install what is missing from Debian's packages (demo and test do it first)
+#   make test     unit tests (ASan+UBSan), fuzz smoke (tests/fuzz) and lab integration tests,
+#                 overlapped where that is safe, with each phase's time (tests/run-all.sh)
 #   make fuzz     libFuzzer harnesses, FUZZ_SECONDS (60) each
 #   make demo     boot the lab, run the default drill, print where the report is
 #   make bench    workload bandwidth against ib_write_bw on the same lab link, and the
 #                 verbs shim's cost when nothing is armed
+#   make fresh-check  make demo and make unit-test, as a newcomer runs them, in a fresh Debian 12
+#                 root (debootstrap; about 6 min; not part of test; tests/fresh/fresh_check.sh)
 
 CC       ?= gcc
 BUILD    ?= build
@@ -130,6 +133,13 @@ fuzz-smoke: $(FUZZERS)
 deps:
 	@bash lab/deps.sh
 
+# What `make demo` and `make test` build on, so that each works as the first command on a
+# machine with none of our packages: install what is missing, then build in a fresh make
+# (CFLAGS and LDLIBS come from pkg-config, which runs when a make parses this file).
+.PHONY: deps-then-all fresh-check
+deps-then-all: deps
+	@$(MAKE) --no-print-directory all
+
 unit-test: $(TESTS)
 	@bash tests/run-unit.sh $(TESTS)
 
@@ -140,19 +150,24 @@ report-test: all
 lab-test: all
 	@bash tests/lab/run.sh
 
-# Cheap and offline first: a broken renderer fails in a minute, not after the lab.
-test: all
-	@$(MAKE) --no-print-directory unit-test
-	@$(MAKE) --no-print-directory report-test
-	@$(MAKE) --no-print-directory fuzz-smoke
-	@$(MAKE) --no-print-directory lab-test
+# Every suite (tests/run-all.sh): what is missing installed, the build, then the lab and its
+# functional tests beside the offline suites (unit, report, fuzz smoke, host-only agent tests),
+# then the drills alone; each phase's time at the end. It installs and builds itself, in makes
+# of their own, so that the compiler flags come from the packages just installed.
+test:
+	@bash tests/run-all.sh
 
 # Workload failover on real rxe, alone (see tests/lab/run.sh for why it is apart).
 stream-lab-test: all
 	@bash tests/stream/test_stream_lab.sh
 
-demo: all
+demo: deps-then-all
 	@bash lab/demo.sh
+
+# `make demo` and `make unit-test` as a newcomer runs them: in a fresh Debian 12 root made from
+# Debian's packages (needs root; see tests/fresh/fresh_check.sh). Not part of `make test`.
+fresh-check:
+	@bash tests/fresh/fresh_check.sh
 
 bench: all
 	@bash bench/run.sh
