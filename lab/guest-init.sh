@@ -75,14 +75,20 @@ echo /run/rdmachaos/bin/modprobe >/proc/sys/kernel/modprobe
 
 # The initramfs loaded virtio_net and the RDMA stack (see INITRD_REQ_MODULES in lab.sh);
 # modprobe (over 9p, slow under TCG) only what is missing. crc32_generic goes before rdma_rxe.
+# virtio_net without TX NAPI, as the initramfs loads it (see lab/initramfs-init.sh for why).
+if [ ! -d /sys/module/virtio_net ]; then
+	modprobe virtio_net napi_tx=0 || fail "modprobe virtio_net napi_tx=0 failed"
+fi
 missing=()
-for m in virtio_net crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm; do
+for m in crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm; do
 	[ -d "/sys/module/$m" ] || missing+=("$m")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
 	modprobe -a "${missing[@]}" || fail "modprobe ${missing[*]} failed"
 fi
-log "modules loaded at $(uptime_s) s"
+read -r napi_tx </sys/module/virtio_net/parameters/napi_tx 2>/dev/null || napi_tx=unknown
+log "modules loaded at $(uptime_s) s (virtio_net napi_tx=$napi_tx)"
+[ "$napi_tx" = N ] || log "WARNING: virtio_net has TX NAPI (napi_tx=$napi_tx): rxe's packets may wait for TX completions"
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || log "cgroup2 not mounted"
 mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
 

@@ -52,7 +52,8 @@ while read -r kind m; do
 	# under TCG then leaves a QP with work queued, nothing sent, no retransmit timer and no
 	# error (and destroy_qp waiting for the packets forever). Orphaned at transmit, they
 	# cannot get stuck there.
-	[ "$m" = virtio_net.ko ] && args=napi_tx=0
+	# (lab.sh packs modules unpacked, NAME.ko; the .ko.* names only if a kernel's were not)
+	case "$m" in virtio_net.ko | virtio_net.ko.*) args=napi_tx=0 ;; esac
 	# shellcheck disable=SC2086 # args is empty or one word
 	if ! insmod "/modules/$m" $args; then
 		[ "$kind" = opt ] || fail "insmod $m"

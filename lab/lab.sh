@@ -5,6 +5,8 @@
 # `rdmachaos lab ...` execs this script; it also works standalone. Each guest runs Debian's
 # own kernel (downloaded once into a cache, never installed on the host) and the HOST's root
 # filesystem read-only over virtio-9p, so guests run the host's binaries at the same paths.
+# Two kernels, cached side by side: 6.1 (bookworm's linux-image-amd64) and 6.12
+# (bookworm-backports, fetched through a private apt configuration inside the cache).
 # Control traffic stays on host loopback (QEMU user-net hostfwd); data rails are QEMU socket
 # pairs (2 nodes) or one vde_switch per rail (other node counts), never the host's network.
 # The agents speak mutual TLS with certificates from the lab's own CA in $RDMACHAOS_LAB_DIR/pki
@@ -16,6 +18,7 @@
 #   RDMACHAOS_LAB_PORT_BASE  first host port (default 17700): node i agent = base+2i,
 #                            exec = base+2i+1; 2-node rails use base+4+r
 #   RDMACHAOS_LAB_ACCEL      tcg | kvm | auto (default auto; --accel wins)
+#   RDMACHAOS_LAB_KERNEL     6.1 | 6.12: the guest kernel (default: DEFAULT_KERNEL below; --kernel wins)
 #   RDMACHAOS_LAB_TIMEOUT    boot deadline in seconds (default 120)
 #   RDMACHAOS_LAB_MEM        guest memory (default 512M)
 #   RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
@@ -38,6 +41,14 @@ GUEST_AGENT_PORT=7707
 GUEST_EXEC_PORT=7708
 GUEST_METRICS_PORT=9464 # the agent's /metrics, with --monitoring
 EXIT_MARK=__RDMACHAOS_EXIT__
+# The guest kernel `up` boots without --kernel or RDMACHAOS_LAB_KERNEL (bench/kernels.sh compares them):
+#   6.1   Debian bookworm's linux-image-amd64 dependency, linux-image-6.1.*-amd64
+#   6.12  bookworm-backports' linux-image-6.12.*+deb12-amd64
+DEFAULT_KERNEL=6.1
+KERNEL_FLAVOURS="6.1 6.12"
+BPO_MIRROR=http://deb.debian.org/debian
+BPO_SUITE=bookworm-backports
+BPO_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 msg() { echo "lab: $*"; }
 warn() { echo "lab: $*" >&2; }
@@ -50,10 +61,12 @@ usage() {
 	cat <<EOF
 usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
 
-  up [--nodes N] [--rails R] [--accel tcg|kvm|auto] [--monitoring]
+  up [--nodes N] [--rails R] [--accel tcg|kvm|auto] [--kernel 6.1|6.12] [--monitoring]
         boot N guests (default 2, at most 26) with R data rails each (default 2, at most 4);
-        waits until every node's exec service (and agent, if built) answers. --monitoring:
-        also Debian's Prometheus and Alertmanager on host loopback (docs/MONITORING.md)
+        waits until every node's exec service (and agent, if built) answers. --kernel: the
+        guest kernel, Debian's 6.1 (bookworm) or 6.12 (bookworm-backports), default
+        $DEFAULT_KERNEL; each is fetched once into the cache. --monitoring: also Debian's
+        Prometheus and Alertmanager on host loopback (docs/MONITORING.md)
   status [--json]
         show the lab that is up; --json prints its state file (run/lab.json)
   exec NODE [--timeout S] -- CMD...
@@ -76,11 +89,12 @@ remove the directory to start over with a new CA.
 
 Environment:
   RDMACHAOS_LAB_DIR        state dir, now $DIR (cache/ and run/)
-  RDMACHAOS_LAB_CACHE      kernel + initramfs cache, now $CACHE
+  RDMACHAOS_LAB_CACHE      kernel + initramfs cache, now $CACHE (both kernels side by side)
   RDMACHAOS_LAB_PORT_BASE  first host port, now $PORT_BASE: node i agent = base+2i, exec = base+2i+1;
                            a 2-node lab's rails also use base+4..base+7 (keep two labs >= 8 apart,
                            >= 2N for N nodes)
   RDMACHAOS_LAB_ACCEL      tcg | kvm | auto (default auto: a cached KVM boot probe, else tcg)
+  RDMACHAOS_LAB_KERNEL     6.1 | 6.12 (default $DEFAULT_KERNEL; --kernel wins)
   RDMACHAOS_LAB_TIMEOUT    boot deadline in seconds (default 120)
   RDMACHAOS_LAB_MEM        guest memory (default 512M)
   RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
@@ -111,6 +125,19 @@ json_str() {
 
 port_in_use() { [ -n "$(ss -Hltn "sport = :$1" 2>/dev/null)" ]; }
 
+# no_fds CMD...: runs CMD with only stdin, stdout and stderr: what outlives `up` (qemu,
+# vde_switch, Prometheus) must not keep the caller's descriptors, or e.g. the lock of
+# `flock LOCK lab.sh up` would stay held for as long as the lab runs. Call it in a subshell or
+# with & (it closes this shell's descriptors).
+no_fds() {
+	local fd
+	for fd in /proc/self/fd/*; do
+		fd=${fd##*/}
+		[ "$fd" -gt 2 ] && eval "exec $fd>&-"
+	done
+	exec "$@"
+}
+
 # ---------------------------------------------------------------- kernel + initramfs cache
 
 need_tools() {
@@ -124,40 +151,90 @@ kernel_pkg() {
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$/ { print $2; exit }'
 }
 
-# Sets KVER and KDIR (an extracted linux-image package with modules.dep).
+# 6.12 comes from bookworm-backports through an apt configuration of the lab's own in
+# $CACHE/apt (its sources list, lists and package caches): the host's apt sources, lists and
+# caches stay exactly as they are. Reads the host's dpkg status and apt.conf.d, writes nothing
+# outside $CACHE/apt.
+bpo_apt() { # apt-get|apt-cache ARGS...
+	local tool=$1 a=$CACHE/apt
+	shift
+	"$tool" -o Dir::Etc::sourcelist="$a/sources.list" -o Dir::Etc::sourceparts="$a/sources.list.d" \
+		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" \
+		-o APT::Sandbox::User=root "$@"
+}
+
+bpo_update() {
+	local a=$CACHE/apt
+	mkdir -p "$a/sources.list.d" "$a/lists/partial" "$a/cache/archives/partial"
+	[ -r "$BPO_KEYRING" ] || die "$BPO_KEYRING is missing (package debian-archive-keyring)"
+	echo "deb [signed-by=$BPO_KEYRING] $BPO_MIRROR $BPO_SUITE main" >"$a/sources.list"
+	msg "apt-get update of $BPO_SUITE (private lists in $a; the host's stay as they are)"
+	bpo_apt apt-get update -q </dev/null >"$a/update.log" 2>&1 || {
+		tail -n 20 "$a/update.log" >&2
+		die "apt-get update of $BPO_SUITE failed (log: $a/update.log)"
+	}
+}
+
+kernel_pkg_bpo() {
+	bpo_apt apt-cache pkgnames linux-image-6.12. 2>/dev/null |
+		grep -E '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' | sort -V | tail -n 1
+}
+
+# Sets KVER and KDIR (an extracted linux-image package with modules.dep) for $FLAVOUR.
+# $CACHE/kernel-FLAVOUR.current names the version the cache holds for each flavour
+# (kernel.current, from before there were two, is read as 6.1's).
 ensure_kernel() {
+	local cur=$CACHE/kernel-$FLAVOUR.current pkg t0
 	mkdir -p "$CACHE"
 	exec 8>"$CACHE/.lock"
 	flock 8
-	if [ -s "$CACHE/kernel.current" ]; then
-		KVER=$(cat "$CACHE/kernel.current")
+	if [ ! -s "$cur" ] && [ "$FLAVOUR" = 6.1 ] && [ -s "$CACHE/kernel.current" ]; then
+		cp "$CACHE/kernel.current" "$cur"
+	fi
+	if [ -s "$cur" ]; then
+		KVER=$(cat "$cur")
 		KDIR=$CACHE/kernel-$KVER
 		if [ -f "$KDIR/boot/vmlinuz-$KVER" ] && [ -f "$KDIR/lib/modules/$KVER/modules.dep" ]; then
 			exec 8>&-
 			return 0
 		fi
 	fi
-	local pkg t0
 	t0=$(now)
-	pkg=$(kernel_pkg)
-	if [ -z "$pkg" ]; then
-		msg "apt-get update (to find Debian's linux-image-amd64)"
-		apt-get update -q </dev/null >/dev/null || die "apt-get update failed (run as root?)"
+	if [ "$FLAVOUR" = 6.1 ]; then
 		pkg=$(kernel_pkg)
+		if [ -z "$pkg" ]; then
+			msg "apt-get update (to find Debian's linux-image-amd64)"
+			apt-get update -q </dev/null >/dev/null || die "apt-get update failed (run as root?)"
+			pkg=$(kernel_pkg)
+		fi
+		[ -n "$pkg" ] || die "cannot resolve linux-image-amd64 to a linux-image-6.1.*-amd64 package"
+	else
+		bpo_update
+		pkg=$(kernel_pkg_bpo)
+		[ -n "$pkg" ] || die "no linux-image-6.12.*+deb12-amd64 package in $BPO_SUITE"
 	fi
-	[ -n "$pkg" ] || die "cannot resolve linux-image-amd64 to a linux-image-6.1.*-amd64 package"
 	KVER=${pkg#linux-image-}
 	KDIR=$CACHE/kernel-$KVER
+	if [ -f "$KDIR/boot/vmlinuz-$KVER" ] && [ -f "$KDIR/lib/modules/$KVER/modules.dep" ]; then
+		echo "$KVER" >"$cur"
+		exec 8>&-
+		return 0
+	fi
 	msg "fetching $pkg into $CACHE (once)"
 	rm -rf "$CACHE/dl" "$KDIR.tmp" "$KDIR"
 	mkdir -p "$CACHE/dl"
-	(cd "$CACHE/dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg" </dev/null >/dev/null) ||
-		die "apt-get download $pkg failed"
+	if [ "$FLAVOUR" = 6.1 ]; then
+		(cd "$CACHE/dl" && apt-get download -q -o APT::Sandbox::User=root "$pkg" </dev/null >/dev/null) ||
+			die "apt-get download $pkg failed"
+	else
+		(cd "$CACHE/dl" && bpo_apt apt-get download -q "$pkg" </dev/null >/dev/null) ||
+			die "apt-get download $pkg (from $BPO_SUITE) failed"
+	fi
 	dpkg -x "$CACHE"/dl/*.deb "$KDIR.tmp" || die "dpkg -x failed"
 	depmod -b "$KDIR.tmp" "$KVER" || die "depmod failed"
 	mv "$KDIR.tmp" "$KDIR"
 	rm -rf "$CACHE/dl"
-	echo "$KVER" >"$CACHE/kernel.current"
+	echo "$KVER" >"$cur"
 	msg "kernel $KVER ready in $(since "$t0") s"
 	exec 8>&-
 }
@@ -196,7 +273,7 @@ INITRD_OPT_MODULES="sch_netem sch_tbf sch_plug sch_prio sch_ingress cls_u32 cls_
 
 # Sets INITRD; rebuilds it only when busybox, the init script, the kernel or the module list change.
 ensure_initramfs() {
-	local bb mods stamp tmp m
+	local bb mods stamp tmp m base
 	bb=$(command -v busybox) || die "busybox missing; run: make deps"
 	dpkg-query -W -f='${db:Status-Abbrev}' busybox-static 2>/dev/null | grep -q '^ii' ||
 		die "busybox-static is not installed (a static busybox is needed); run: make deps"
@@ -228,9 +305,18 @@ ensure_initramfs() {
 	mkdir -p "$tmp/bin" "$tmp/modules"
 	cp "$bb" "$tmp/bin/busybox"
 	install -m 755 "$LAB_SRC/initramfs-init.sh" "$tmp/init"
+	# Packed uncompressed: 6.12's modules are .ko.xz, which busybox insmod first hands to the
+	# kernel as they are (refused: "Invalid ELF header magic") and then unpacks itself, slowly
+	# under TCG. Unpacked here, every module is one plain insmod.
 	while read -r kind m; do
-		cp "$m" "$tmp/modules/"
-		echo "$kind $(basename "$m")" >>"$tmp/modules/order"
+		base=$(basename "$m")
+		case "$base" in
+		*.ko.xz) base=${base%.xz}; xz -dc "$m" >"$tmp/modules/$base" || die "xz -d $m failed" ;;
+		*.ko.zst) base=${base%.zst}; zstd -qdc "$m" >"$tmp/modules/$base" || die "zstd -d $m failed" ;;
+		*.ko.gz) base=${base%.gz}; gzip -dc "$m" >"$tmp/modules/$base" || die "gzip -d $m failed" ;;
+		*) cp "$m" "$tmp/modules/" ;;
+		esac
+		echo "$kind $base" >>"$tmp/modules/order"
 	done <<<"$mods"
 	(cd "$tmp" && find . -print0 | cpio --null -o -H newc -R 0:0 --quiet) | gzip -6 >"$INITRD.tmp"
 	mv "$INITRD.tmp" "$INITRD"
@@ -242,12 +328,17 @@ ensure_initramfs() {
 
 # ---------------------------------------------------------------- accelerator
 
+# $CACHE/kvm-probe: pairs of lines, "KVER|qemu version|host kernel" then yes or no, one pair per
+# kernel the cache has probed (the newest 8).
 kvm_probe() {
-	local f=$CACHE/kvm-probe key result=no log
+	local f=$CACHE/kvm-probe key result=no log cached
 	key="$KVER|$($QEMU --version | head -1)|$(uname -r)"
-	if [ -f "$f" ] && [ "$(sed -n 1p "$f")" = "$key" ]; then
-		sed -n 2p "$f"
-		return 0
+	if [ -f "$f" ]; then
+		cached=$(awk -v k="$key" 'NR % 2 == 1 { hit = ($0 == k); next } hit { print; exit }' "$f")
+		if [ -n "$cached" ]; then
+			echo "$cached"
+			return 0
+		fi
 	fi
 	if [ -c /dev/kvm ] && [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
 		warn "probing KVM (once; the result is cached in $f)..."
@@ -259,7 +350,11 @@ kvm_probe() {
 		grep -q RDMACHAOS-PROBE-OK "$log" && result=yes
 		rm -f "$log"
 	fi
-	printf '%s\n%s\n' "$key" "$result" >"$f"
+	{
+		[ -f "$f" ] && awk -v k="$key" 'NR % 2 == 1 { keep = ($0 != k) } keep' "$f" | tail -n 14
+		printf '%s\n%s\n' "$key" "$result"
+	} >"$f.tmp.$$"
+	mv "$f.tmp.$$" "$f"
 	echo "$result"
 }
 
@@ -397,7 +492,7 @@ start_qemu() { # index N R
 	done
 	printf '%q ' "$QEMU" "${args[@]}" >"$RUN/$name.cmdline"
 	echo >>"$RUN/$name.cmdline"
-	if ! "$QEMU" "${args[@]}" </dev/null >"$RUN/$name.qemu.log" 2>&1 9>&- 8>&-; then
+	if ! (no_fds "$QEMU" "${args[@]}") </dev/null >"$RUN/$name.qemu.log" 2>&1; then
 		cat "$RUN/$name.qemu.log" >&2
 		die "$name: qemu failed to start (command in $RUN/$name.cmdline)"
 	fi
@@ -446,8 +541,8 @@ write_state() { # N R
 			printf ']}'
 			sep=","
 		done
-		printf '],"rails":%d,"accel":"%s","kernel":"%s","port_base":%d,"started_at":"%s","dir":%s,"pki":%s' \
-			"$rails" "$ACCEL" "$KVER" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
+		printf '],"rails":%d,"accel":"%s","kernel":"%s","kernel_flavour":"%s","port_base":%d,"started_at":"%s","dir":%s,"pki":%s' \
+			"$rails" "$ACCEL" "$KVER" "$FLAVOUR" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
 			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)"
 		if [ -n "$MONITORING" ]; then
 			printf ',"monitoring":{"prometheus":"http://127.0.0.1:%d","alertmanager":"http://127.0.0.1:%d","receiver":"127.0.0.1:%d","metrics":[' \
@@ -464,6 +559,8 @@ write_state() { # N R
 		echo "LAB_NODES=$n"
 		echo "LAB_RAILS=$rails"
 		echo "LAB_ACCEL=$ACCEL"
+		echo "LAB_KERNEL=$KVER"
+		echo "LAB_KERNEL_FLAVOUR=$FLAVOUR"
 		echo "LAB_STARTED=$started"
 		echo "LAB_PORT_BASE=$PORT_BASE"
 		echo "LAB_PKI='$TLS_DIR'"
@@ -507,6 +604,7 @@ console_tail() {
 
 cmd_up() {
 	local n=2 rails=2 accel=${RDMACHAOS_LAB_ACCEL:-auto} i r name p t0 start_agent=1
+	FLAVOUR=${RDMACHAOS_LAB_KERNEL:-$DEFAULT_KERNEL}
 	MONITORING=
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -516,6 +614,8 @@ cmd_up() {
 		--rails=*) rails=${1#*=}; shift ;;
 		--accel) accel=${2:?--accel needs tcg, kvm or auto}; shift 2 ;;
 		--accel=*) accel=${1#*=}; shift ;;
+		--kernel) FLAVOUR=${2:?--kernel needs 6.1 or 6.12}; shift 2 ;;
+		--kernel=*) FLAVOUR=${1#*=}; shift ;;
 		--monitoring) MONITORING=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) die "up: unknown argument '$1' (see: $CMD --help)" ;;
@@ -524,6 +624,10 @@ cmd_up() {
 	[[ "$n" =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 26 ] || die "up: --nodes must be 1..26"
 	[[ "$rails" =~ ^[0-9]+$ ]] && [ "$rails" -ge 1 ] && [ "$rails" -le 4 ] || die "up: --rails must be 1..4"
 	case "$accel" in tcg | kvm | auto) ;; *) die "up: --accel must be tcg, kvm or auto" ;; esac
+	case " $KERNEL_FLAVOURS " in
+	*" $FLAVOUR "*) ;;
+	*) die "up: --kernel (or RDMACHAOS_LAB_KERNEL) must be one of: $KERNEL_FLAVOURS, not '$FLAVOUR'" ;;
+	esac
 	[[ "$PORT_BASE" =~ ^[0-9]+$ ]] && [ "$PORT_BASE" -ge 1024 ] && [ "$PORT_BASE" -le 65000 ] ||
 		die "RDMACHAOS_LAB_PORT_BASE must be a port number 1024..65000"
 	[[ "$LAB_SRC$DIR$CACHE" != *[[:space:]]* ]] || die "paths with spaces are not supported ($LAB_SRC, $DIR)"
@@ -590,7 +694,7 @@ cmd_up() {
 	if [ "$n" -ne 2 ]; then
 		for ((r = 0; r < rails; r++)); do
 			[ "${#RUN}" -lt 90 ] || die "run dir path too long for unix sockets: $RUN"
-			vde_switch -s "$RUN/rail$r.vde" -p "$RUN/rail$r.vde.pid" -d </dev/null >/dev/null 2>&1 9>&- 8>&- ||
+			(no_fds vde_switch -s "$RUN/rail$r.vde" -p "$RUN/rail$r.vde.pid" -d) </dev/null >/dev/null 2>&1 ||
 				die "vde_switch for rail$r failed"
 			for _ in $(seq 50); do
 				[ -S "$RUN/rail$r.vde/ctl" ] && break
@@ -605,7 +709,7 @@ cmd_up() {
 		mkdir -p "$RUN/$name"
 		write_node_conf "$i" "$n" "$rails" "$start_agent"
 		start_qemu "$i" "$n" "$rails"
-		msg "$name booting ($ACCEL)..."
+		msg "$name booting ($ACCEL, kernel $KVER)..."
 	done
 
 	# Wait for every node: share/ready from the guest init, then one round trip on its exec port.
@@ -654,7 +758,7 @@ cmd_up() {
 	write_state "$n" "$rails"
 	UP_DONE=1
 	trap - EXIT INT TERM
-	msg "up: $n node$([ "$n" -eq 1 ] || echo s) x $rails rail$([ "$rails" -eq 1 ] || echo s) ($ACCEL) in $(since "$t0") s; state: $RUN/lab.json"
+	msg "up: $n node$([ "$n" -eq 1 ] || echo s) x $rails rail$([ "$rails" -eq 1 ] || echo s) ($ACCEL, kernel $FLAVOUR: $KVER) in $(since "$t0") s; state: $RUN/lab.json"
 }
 
 # --monitoring: Debian's Prometheus and Alertmanager (monitoring/fetch.sh, never installed) on
@@ -699,21 +803,21 @@ receivers:
 AM
 	"$MON_BIN/promtool" check config "$mon/prometheus.yml" >"$mon/check.log" 2>&1 ||
 		{ cat "$mon/check.log" >&2; die "up: the lab's prometheus.yml does not check"; }
-	setsid "$MON_BIN/prometheus" --config.file="$mon/prometheus.yml" \
+	no_fds setsid "$MON_BIN/prometheus" --config.file="$mon/prometheus.yml" \
 		--storage.tsdb.path="$mon/prometheus" --web.listen-address="127.0.0.1:$(prometheus_port)" \
-		--rules.alert.resend-delay=1s </dev/null >"$mon/prometheus.log" 2>&1 9>&- 8>&- &
+		--rules.alert.resend-delay=1s </dev/null >"$mon/prometheus.log" 2>&1 &
 	echo $! >"$RUN/prometheus.pid"
 	# Debian's Alertmanager reads its default template from /usr/share/prometheus/alertmanager,
 	# which it would find only if installed: give it the unpacked one in a private mount
 	# namespace (a tmpfs over /usr/share there), so the host's /usr/share stays untouched.
 	# shellcheck disable=SC2016 # expanded by the inner sh
-	setsid unshare --mount --propagation private sh -c \
+	no_fds setsid unshare --mount --propagation private sh -c \
 		'mount -t tmpfs -o mode=755 rdmachaos-lab /usr/share && mkdir -p /usr/share/prometheus &&
 		mount --bind "$1" /usr/share/prometheus && shift && exec "$@"' sh \
 		"${MON_BIN%/bin}/share/prometheus" "$MON_BIN/prometheus-alertmanager" \
 		--config.file="$mon/alertmanager.yml" --storage.path="$mon/alertmanager" \
 		--web.listen-address="127.0.0.1:$(alertmanager_port)" --cluster.listen-address= \
-		</dev/null >"$mon/alertmanager.log" 2>&1 9>&- 8>&- &
+		</dev/null >"$mon/alertmanager.log" 2>&1 &
 	echo $! >"$RUN/alertmanager.pid"
 	for ready in "$(prometheus_port)" "$(alertmanager_port)"; do
 		for i in $(seq 100); do
@@ -739,6 +843,7 @@ cmd_status() {
 	local name pid state i r addrs pids
 	read -r -a pids <<<"${LAB_PIDS:-}"
 	msg "up since $LAB_STARTED: $LAB_NODES node(s) x $LAB_RAILS rail(s) ($LAB_ACCEL), state in $RUN"
+	msg "kernel ${LAB_KERNEL_FLAVOUR:-?}: ${LAB_KERNEL:-?}"
 	[ -z "${LAB_PKI:-}" ] || msg "agents: mutual TLS with the certificates in $LAB_PKI"
 	for ((i = 0; i < LAB_NODES; i++)); do
 		name=$(node_name "$i")
