@@ -44,8 +44,9 @@ usage: bench/kernels.sh [--rounds N] [--kernels "6.1 6.12"] [--drills LIST] [--o
                       measurements already there are skipped, so a stopped run resumes and a
                       bigger N extends it
   --kernels LIST      lab kernels to compare (default "$KERNELS"), as lab.sh up --kernel takes them
-  --drills LIST       scenario files, space- or comma-separated (default: every scenarios/*.yaml);
-                      "none" runs no drill
+  --drills LIST       scenario files, space- or comma-separated (default: every scenarios/*.yaml,
+                      copied into OUT/scenarios/ when OUT's first round starts, so that every
+                      round runs the same files); "none" runs no drill
   --out DIR           results, logs and the lab's state (default build/bench-kernels)
   --port-base P       the lab's first host port (default $PORT_BASE, apart from the default lab's 17700)
   --stream-seconds S  length of the no-fault stream (default $STREAM_SECS)
@@ -167,7 +168,14 @@ fi
 read -r -a KLIST <<<"$KERNELS"
 [ "${#KLIST[@]}" -ge 1 ] || die "--kernels lists no kernel"
 if [ -z "$DRILLS" ]; then
-	DRILLS=$(printf '%s ' scenarios/*.yaml)
+	# The shipped drills as they were when this OUT's first round started (OUT/scenarios/, with
+	# the commit in OUT/scenarios/COMMIT): every round of one comparison runs the same files.
+	if [ ! -d "$OUT/scenarios" ]; then
+		mkdir -p "$OUT/scenarios"
+		cp scenarios/*.yaml "$OUT/scenarios/"
+		git rev-parse --short HEAD >"$OUT/scenarios/COMMIT" 2>/dev/null || true
+	fi
+	DRILLS=$(printf '%s ' "$OUT"/scenarios/*.yaml)
 elif [ "$DRILLS" = none ]; then
 	DRILLS=""
 fi

@@ -319,12 +319,15 @@ static void ws_cl_interval(struct ws_client *cl, uint64_t now)
 }
 
 /*
- * Soft-RoCE (6.1) can lose the wake-up of a QP's requester: it stops sending
- * when too many of its packets are in flight (skb_out above its high mark, or
- * 128 PSNs unacknowledged) and relies on the last packet's destructor or ACK
- * to run it again; when those come between its check and its flag, nobody
- * does, and the QP sits with work queued, no packet out, no timer and no
- * error. Any post_send runs the requester again. So while the active rail is
+ * Soft-RoCE (6.1 and 6.12) can lose the wake-up of a QP's requester:
+ * rxe_requester() reads skb_out (its packets still in the network stack)
+ * above RXE_INFLIGHT_SKBS_PER_QP_HIGH and only then sets need_req_skb, while
+ * the packets' destructor, rxe_skb_tx_dtor(), decrements skb_out and runs the
+ * requester only if need_req_skb is already set. When the last packets are
+ * freed between the read and the store (a softirq, as the NIC's queue
+ * restarts), nobody runs it again, and the QP sits with work queued, no
+ * packet out, nothing left to retransmit and no error (docs/PROTOCOL.md,
+ * kick). Any post_send runs the requester again. So while the active rail is
  * stalled, a zero-length RDMA WRITE (no data placed, no receive consumed, a
  * valid key anyway) is posted every WS_SLOW_MS, each said as a `kick` event.
  * Only on rxe and op=write; a kick cannot unstick a real fault (it queues
