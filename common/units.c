@@ -115,6 +115,33 @@ int rc_parse_size(const char *s, uint64_t *bytes)
 	return -EINVAL;
 }
 
+int rc_parse_rate(const char *s, uint64_t *bytes_per_s)
+{
+	static const struct {
+		const char *unit;
+		double mult;
+	} units[] = {
+	    {"B/s", 1},	       {"KB/s", 1e3},	     {"MB/s", 1e6},	      {"GB/s", 1e9},
+	    {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"kbit/s", 125},
+	    {"Mbit/s", 125e3}, {"Gbit/s", 125e6}};
+	const char *unit;
+	double val;
+	size_t i;
+
+	if (rc_parse_number(s, &val, &unit))
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(unit, units[i].unit))
+			continue;
+		val *= units[i].mult;
+		if (val > 1e15 || val != floor(val))
+			return -EINVAL;
+		*bytes_per_s = (uint64_t)val;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 void rc_format_utc(uint64_t wall_ns, char *buf, unsigned int len)
 {
 	time_t secs = (time_t)(wall_ns / RC_NSEC_PER_SEC);

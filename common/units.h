@@ -32,6 +32,13 @@ const char *rc_format_duration_ms(uint64_t ms, char *buf, size_t len);
 /* "64KiB", "1MiB", "4096", "1k" (k/M/G are powers of 1024 too). -EINVAL on junk. */
 int rc_parse_size(const char *s, uint64_t *bytes);
 
+/*
+ * A data rate in bytes per second: "4MB/s", "500KB/s", "1GB/s" (powers of 1000, as the stream
+ * and perftest print MB/s), "4MiB/s" (powers of 1024), "100Mbit/s", "10Gbit/s" (bits, powers of
+ * 1000), "4096B/s". The unit is required. -EINVAL on junk, a fraction of a byte, or above 1e15.
+ */
+int rc_parse_rate(const char *s, uint64_t *bytes_per_s);
+
 /* ISO 8601 UTC with milliseconds, e.g. 2026-11-30T04:03:21.123Z, from a wall-clock ns value. */
 void rc_format_utc(uint64_t wall_ns, char *buf, unsigned int len);
 

@@ -406,7 +406,7 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 {
 	const struct sc_workload *w = f->w;
 	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512], what[48], churn[32],
-	     tos[16];
+	     tos[16], rate[32];
 	const char *sargs[16], *cargs[32];
 	struct fl_agent *srv = fleet_find(&d->fl, w->to), *cli = fleet_find(&d->fl, w->from);
 	json_t *req, *res = NULL;
@@ -466,6 +466,11 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 		snprintf(churn, sizeof(churn), "%llums", (unsigned long long)w->mr_churn_ms);
 		cargs[nc++] = "--mr-churn";
 		cargs[nc++] = churn;
+	}
+	if (w->rate) {
+		snprintf(rate, sizeof(rate), "%lluB/s", (unsigned long long)w->rate);
+		cargs[nc++] = "--rate";
+		cargs[nc++] = rate;
 	}
 
 	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", f->wl_id,

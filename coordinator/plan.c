@@ -299,9 +299,12 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 		w->msg_size, w->queue_depth);
 	for (i = 0; i < w->nr_rails; i++)
 		fprintf(f, " %d", w->rails[i]);
-	fprintf(f, ", QP timeout %u (%.1f ms) retry_cnt %u, stats every %" PRIu64 " ms\n",
+	fprintf(f, ", QP timeout %u (%.1f ms) retry_cnt %u, stats every %" PRIu64 " ms",
 		w->qp_timeout, 4.096e-3 * (double)(1ULL << w->qp_timeout), w->qp_retry_cnt,
 		w->interval_ms);
+	if (w->rate)
+		fprintf(f, ", paced at %g MB/s", (double)w->rate / 1e6);
+	fputc('\n', f);
 	fprintf(f, "  timeline (t0 = workload start, seed %" PRIu64 "):\n",
 		o->have_seed ? o->seed : 1);
 	fprintf(f, "    %8.1fs  start workload; warm-up\n", 0.0);

@@ -515,9 +515,9 @@ static void workload_defaults(struct sc_workload *w)
 static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 			      struct sc_workload *w)
 {
-	static const char *const keys[] = {"kind",	  "from",  "to", "op",	     "msg_size",
-					   "queue_depth", "rails", "qp", "interval", "port",
-					   "mr_churn",	  "tos",   NULL};
+	static const char *const keys[] = {"kind",	  "from",  "to",   "op",       "msg_size",
+					   "queue_depth", "rails", "qp",   "interval", "port",
+					   "mr_churn",	  "tos",   "rate", NULL};
 	bool main_wl = w == &c->sc->workload; /* else a guard's flow, which inherits from it */
 	char buf[64], kpath[YD_PATH_LEN];
 	yaml_node_t *n;
@@ -620,6 +620,18 @@ static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 		yd_join(kpath, path, "tos");
 		if (!keep(&st, yd_get_uint(c->d, n, kpath, 0, 255, &v)))
 			w->tos = (int)v;
+	}
+	if ((n = yd_map_get(c->d, wl, "rate"))) {
+		yd_join(kpath, path, "rate");
+		if (keep(&st, yd_get_text(c->d, n, kpath, buf, sizeof(buf))))
+			;
+		else if (rc_parse_rate(buf, &v) || (v && v < 1000))
+			keep(&st, yd_fail(c->d, n, kpath,
+					  "\"%s\" is not a rate of at least 1KB/s; use e.g. 4MB/s, "
+					  "500KB/s, 10Gbit/s or 4MiB/s (0B/s: as fast as possible)",
+					  buf));
+		else
+			w->rate = v;
 	}
 	if ((n = yd_map_get(c->d, wl, "port"))) {
 		yd_join(kpath, path, "port");

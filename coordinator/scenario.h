@@ -42,6 +42,7 @@ struct sc_workload {
 	uint16_t port;		   /* rdma_cm port, default 18515 */
 	uint64_t mr_churn_ms;	   /* client re-registers its send buffer this often; 0: never */
 	int tos;		   /* client's IP TOS for RoCEv2 (DSCP << 2), -1: default */
+	uint64_t rate;		   /* new messages at most this many bytes/s; 0: unpaced */
 };
 
 /* Signals a detection may be declared on. */

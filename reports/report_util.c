@@ -414,6 +414,7 @@ void ru_baseline(FILE *f, const json_t *w)
 void ru_workload(FILE *f, const json_t *w, const struct ru_markup *m)
 {
 	char b1[32], b2[32];
+	double rate;
 
 	if (!ru_str(w, "from") || !ru_str(w, "to"))
 		return;
@@ -423,9 +424,12 @@ void ru_workload(FILE *f, const json_t *w, const struct ru_markup *m)
 	m->put(f, ru_str(w, "from"));
 	fputs(" → ", f);
 	m->put(f, ru_str(w, "to"));
-	fprintf(f, ", %s-byte messages, queue depth %s.",
+	fprintf(f, ", %s-byte messages, queue depth %s",
 		ru_num_text(w, "msg_size", 0, b1, sizeof(b1)),
 		ru_num_text(w, "queue_depth", 0, b2, sizeof(b2)));
+	if (ru_num(w, "rate_bytes_per_s", &rate))
+		fprintf(f, ", paced at %g MB/s", rate / 1e6);
+	fputc('.', f);
 }
 
 void ru_anomaly(FILE *f, const json_t *a, const struct ru_markup *m)

@@ -27,6 +27,7 @@ enum {
 	OPT_CONNECT_TIMEOUT,
 	OPT_MR_CHURN,
 	OPT_TOS,
+	OPT_RATE,
 };
 
 static const struct option ws_longopts[] = {
@@ -45,6 +46,7 @@ static const struct option ws_longopts[] = {
     {"connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT},
     {"mr-churn", required_argument, NULL, OPT_MR_CHURN},
     {"tos", required_argument, NULL, OPT_TOS},
+    {"rate", required_argument, NULL, OPT_RATE},
     {"verbose", no_argument, NULL, 'v'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -105,6 +107,11 @@ void ws_usage(const char *prog)
 	    "  --tos N               IP TOS byte of the RoCEv2 packets, 0..255 (DSCP << 2;\n"
 	    "                        106 = DSCP 26, priority 3 in the usual RoCE mapping)\n"
 	    "                                                         [the kernel's default]\n"
+	    "  --rate R              send new messages at most this fast: a job at a steady\n"
+	    "                        rate, e.g. 4MB/s, 500KB/s, 10Gbit/s, 4MiB/s; re-sends\n"
+	    "                        and heartbeats are not paced, and a stall is not made\n"
+	    "                        up later (no burst above two messages)  [0: as fast as\n"
+	    "                                                          the fabric allows]\n"
 	    "\n"
 	    "Throughput in interval lines: \"mbps\" is megaBYTES per second (10^6 B/s, as\n"
 	    "ib_write_bw's MB/sec); \"mbit_s\" is the same rate in megabits per second.\n"
@@ -194,7 +201,7 @@ static void ws_defaults(struct ws_opts *o)
 
 /* Options given on the command line, for the cross-checks after the loop. */
 struct ws_seen {
-	int listen, connect, bind, rails, timeout, retry, connect_timeout, mr_churn, tos;
+	int listen, connect, bind, rails, timeout, retry, connect_timeout, mr_churn, tos, rate;
 	int nbind, nrails;
 	char rail_ids[WS_MAX_RAILS][WS_ADDR_MAX];
 };
@@ -235,11 +242,11 @@ static int ws_check_role(struct ws_opts *o, struct ws_seen *seen, char *err, siz
 
 	if (o->role == WS_ROLE_SERVER) {
 		if (seen->connect || seen->bind || seen->timeout || seen->retry ||
-		    seen->connect_timeout || seen->mr_churn || seen->tos)
+		    seen->connect_timeout || seen->mr_churn || seen->tos || seen->rate)
 			return ws_fail(
 			    err, errlen,
 			    "--connect, --bind, --timeout, --retry-cnt, "
-			    "--connect-timeout, --mr-churn and --tos are client options");
+			    "--connect-timeout, --mr-churn, --tos and --rate are client options");
 		if (!seen->listen)
 			return ws_fail(err, errlen, "server: --listen ADDR[,ADDR...] is required");
 		ring = 3ULL * o->queue_depth * o->msg_size;
@@ -393,6 +400,15 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 				return ws_fail(err, errlen, "--tos: \"%s\" is not in 0..255",
 					       optarg);
 			o->tos = (int)v;
+			break;
+		case OPT_RATE:
+			seen.rate = 1;
+			if (rc_parse_rate(optarg, &u))
+				return ws_fail(err, errlen,
+					       "--rate: \"%s\" is not a rate (e.g. 4MB/s, 500KB/s, "
+					       "10Gbit/s, 4MiB/s; 0B/s: as fast as possible)",
+					       optarg);
+			o->rate = u;
 			break;
 		case OPT_CONNECT_TIMEOUT:
 			seen.connect_timeout = 1;

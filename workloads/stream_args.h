@@ -40,7 +40,8 @@ struct ws_opts {
 	uint64_t duration_ms;	     /* 0 = until SIGINT/SIGTERM */
 	uint64_t connect_timeout_ms; /* client start-up: every rail must connect by then */
 	uint64_t mr_churn_ms;	     /* client: re-register the send buffer this often; 0: never */
-	int tos; /* client: IP TOS of its RoCEv2 packets (rdma_cm), -1: default */
+	int tos;       /* client: IP TOS of its RoCEv2 packets (rdma_cm), -1: default */
+	uint64_t rate; /* client: new messages at most this many bytes/s; 0: unpaced */
 	bool verbose;
 };
 

@@ -42,6 +42,8 @@ void ws_cl_start(struct ws_client *cl)
 			      (int)cl->o->msg_size, "queue_depth", (int)cl->o->queue_depth));
 	cl->started = true;
 	cl->start_ns = rc_now_ns();
+	cl->pace_tokens = cl->o->msg_size;
+	cl->pace_last_ns = cl->start_ns;
 	ws_stats_init(&cl->st, cl->start_ns);
 	cl->active = 0;
 	cl->last_active = 0;
@@ -77,8 +79,32 @@ static int ws_cl_post_data(struct ws_client *cl, struct ws_rail *r, uint64_t seq
 }
 
 /*
+ * --rate: true when a new message may go now. Tokens accrue at the rate, up to
+ * two messages, so a stall or a failover is not made up with a burst later;
+ * when it may not go yet, pace_next_ns says when it may (the poll wakes then).
+ */
+static bool ws_cl_paced_ok(struct ws_client *cl, uint64_t now)
+{
+	double rate = (double)cl->o->rate, size = cl->o->msg_size;
+
+	if (!cl->o->rate)
+		return true;
+	cl->pace_tokens += rate * (double)(now - cl->pace_last_ns) / 1e9;
+	if (cl->pace_tokens > 2 * size)
+		cl->pace_tokens = 2 * size;
+	cl->pace_last_ns = now;
+	if (cl->pace_tokens >= size) {
+		cl->pace_next_ns = 0;
+		return true;
+	}
+	cl->pace_next_ns = now + (uint64_t)((size - cl->pace_tokens) / rate * 1e9) + 1;
+	return false;
+}
+
+/*
  * Posts on the active rail while the window has room: first the re-sends
- * (seqs below nxt, after a failover), then new messages unless stopping.
+ * (seqs below nxt, after a failover), then new messages unless stopping, at
+ * most at --rate.
  */
 static void ws_cl_pump(struct ws_client *cl)
 {
@@ -97,8 +123,10 @@ static void ws_cl_pump(struct ws_client *cl)
 		resend = seq < cl->nxt;
 		if (!resend && cl->stopping)
 			return;
-		msg = cl->buf + (size_t)(seq % w) * cl->o->msg_size;
 		now = rc_now_ns();
+		if (!resend && !ws_cl_paced_ok(cl, now))
+			return;
+		msg = cl->buf + (size_t)(seq % w) * cl->o->msg_size;
 		if (resend)
 			ws_msg_set_ts(msg, now);
 		else
@@ -111,10 +139,13 @@ static void ws_cl_pump(struct ws_client *cl)
 			ws_cl_rail_fail(cl, r, why);
 			return;
 		}
-		if (resend)
+		if (resend) {
 			cl->resent++;
-		else
+		} else {
 			cl->nxt++;
+			if (cl->o->rate)
+				cl->pace_tokens -= cl->o->msg_size;
+		}
 		cl->snd_nxt++;
 		cl->sent++;
 	}
@@ -566,6 +597,10 @@ static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
 	timeout = WS_POLL_MS;
 	if (cl->started && next_iv > now && (next_iv - now) / RC_NSEC_PER_MSEC < WS_POLL_MS)
 		timeout = (int)((next_iv - now) / RC_NSEC_PER_MSEC);
+	/* --rate: wake when the next message may go (rounded up: never early and spinning) */
+	if (cl->pace_next_ns > now &&
+	    (cl->pace_next_ns - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC < (uint64_t)timeout)
+		timeout = (int)((cl->pace_next_ns - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC);
 	nready = poll(pfd, (nfds_t)n, timeout);
 	if (nready < 0 && errno != EINTR) {
 		rc_err("poll: %s", strerror(errno));

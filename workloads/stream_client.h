@@ -74,6 +74,9 @@ struct ws_client {
 	uint64_t rereg_due_ns, rereg_retry_ns, rereg_fail_since_ns;
 	unsigned int rereg_failures; /* in a row, in the current re-registration */
 	uint64_t mr_reregs, mr_errors;
+	/* --rate: a token bucket of bytes, at most two messages deep */
+	double pace_tokens;
+	uint64_t pace_last_ns, pace_next_ns; /* last refill; when the next message may go */
 };
 
 static inline int ws_cl_rail_id(const struct ws_client *cl, int pos)

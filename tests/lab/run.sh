@@ -2,31 +2,38 @@
 # SPDX-License-Identifier: MIT
 # Integration tests: the real thing, on real Soft-RoCE in the lab.
 #
-#   tests/lab/run.sh [functional|drills|all]      (default all)
+#   tests/lab/run.sh [PART...]      PART: functional, drills, fault-tolerance (default: all three)
 #
-# functional: the lab smoke test, the verbs shim's self-test, Ctrl-C in a
-#   drill, and fault tolerance (tests/lab/fault_tolerance.sh). None of them
-#   judges throughput, so `make test` (tests/run-all.sh) runs the offline
-#   suites beside them.
+# functional: the lab smoke test, the verbs shim's self-test, Ctrl-C in a drill.
 # drills: every lab drill with its report checks, one after another on the
-#   same lab; they judge throughput against a baseline, so nothing else runs
-#   beside them. Then a 3-node lab with Prometheus and Alertmanager for the
-#   game day and the alert coverage drill.
+#   same lab, then a 3-node lab with Prometheus and Alertmanager for the game
+#   day and the alert coverage drill.
+# fault-tolerance: kill the coordinator and an agent, cut the control channel,
+#   knock with bad certificates (tests/lab/fault_tolerance.sh).
+# The drills run paced (workload.rate), so `make test` (tests/run-all.sh) runs
+# fault tolerance on a lab of its own and the offline suites beside them.
 #
-# Uses the 2x2 lab that is up (booting one when none is), and leaves a lab it
-# booted down. A drill that fails with the sign of a Soft-RoCE hang (a QP
-# WATCHDOG, a workload stuck at stop) is retried once on a fresh lab, loudly.
-# Results go to build/test-runs/PART; the closing line is
-# "integration PART: N passed, M failed, K skipped (R retried)".
+# Uses the 2x2 lab that is up in RDMACHAOS_LAB_DIR (booting one when none is),
+# and leaves a lab it booted down. A drill that fails with the sign of a
+# Soft-RoCE hang (a QP WATCHDOG, a workload stuck at stop) is retried once on a
+# fresh lab, loudly. Results go to build/test-runs/PARTS; the closing line is
+# "integration PARTS: N passed, M failed, K skipped (R retried)".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
-part=${1:-all}
-case $part in functional | drills | all) ;; *)
-	echo "usage: tests/lab/run.sh [functional|drills|all]" >&2
-	exit 64
-	;;
-esac
+parts=("$@")
+[ "${#parts[@]}" -gt 0 ] || parts=(functional drills fault-tolerance)
+for p in "${parts[@]}"; do
+	case $p in functional | drills | fault-tolerance) ;; *)
+		echo "usage: tests/lab/run.sh [functional|drills|fault-tolerance]..." >&2
+		exit 64
+		;;
+	esac
+done
+part=$(
+	IFS=+
+	echo "${parts[*]}"
+)
 out=$top/build/test-runs/$part
 rm -rf "$out"
 mkdir -p "$out"
@@ -93,11 +100,11 @@ export RDMACHAOS_LAB_REUSE=1
 # while the lab's agent runs; whether they were released is checked in the
 # drills' events: every hold has its release.) One exec per node says it all.
 left_behind() { # NAME NODE...
-	local name=$1 node bad=0 says
+	local name=$1 node bad=0 says pids=()
 	shift
 	for node; do
 		# shellcheck disable=SC2016 # expanded in the guest
-		says=$(lab exec "$node" -- sh -c '
+		lab exec "$node" -- sh -c '
 			for r in rail0 rail1; do
 				st=$(cat /sys/class/net/$r/operstate)
 				[ "$st" = up ] || echo "$r is $st"
@@ -106,10 +113,48 @@ left_behind() { # NAME NODE...
 			done
 			cg=$(find /sys/fs/cgroup/rdmachaos -mindepth 1 -maxdepth 1 -type d 2>/dev/null)
 			[ -z "$cg" ] || echo "cgroups: $cg"
-			true')
+			true' >"$out/left-$name-$node.txt" 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for node; do
+		says=$(cat "$out/left-$name-$node.txt")
 		[ -z "$says" ] || { echo "left behind by $name on $node: $says"; bad=1; }
 	done
 	result "nothing-left-behind-$name" $bad
+}
+
+# format_checks NAME: every format of a real drill: the schemas, the junit
+# counted against the report, the self-contained HTML page (docs/REPORT.md).
+# Runs in the background while the next drill runs; wait_checks collects it.
+format_checks() {
+	local name=$1 ok=0
+	if ! python3 tests/report/schema_check.py validate docs/report.schema.json \
+		"$out/$name/report.json" >"$out/$name.schema.log" 2>&1; then
+		echo "drill $name: report.json does not match docs/report.schema.json:"
+		grep -v '^ok' "$out/$name.schema.log" | head -n 10
+		ok=1
+	fi
+	if ! xmllint --noout --schema tests/report/junit.xsd "$out/$name/junit.xml" 2>"$out/$name.xsd.log" ||
+		! python3 tests/report/schema_check.py junit "$out/$name/report.json" "$out/$name/junit.xml" \
+			>>"$out/$name.xsd.log" 2>&1; then
+		echo "drill $name: junit.xml is not valid or does not match the report:"
+		grep -v '^ok\|validates$' "$out/$name.xsd.log" | head -n 10
+		ok=1
+	fi
+	grep -q '<svg' "$out/$name/report.html" 2>/dev/null ||
+		{ echo "drill $name: report.html has no timeline"; ok=1; }
+	return $ok
+}
+CHECKS=()
+wait_checks() {
+	local name
+	for name in "${CHECKS[@]}"; do
+		wait "$(cat "$out/$name.formats.pid")"
+		cat "$out/$name.formats.log"
+		result "formats-$name" "$(cat "$out/$name.formats.rc")"
+	done
+	CHECKS=()
 }
 
 # drill NAME SCENARIO EXPECTED_EXIT [jq checks on report.json...]
@@ -154,23 +199,12 @@ drill() {
 			ok=1
 		fi
 	done
-	# Every format of every real drill: the schemas, the junit counted against
-	# the report, the self-contained HTML page (docs/REPORT.md).
-	if ! python3 tests/report/schema_check.py validate docs/report.schema.json \
-		"$out/$name/report.json" >"$out/$name.schema.log" 2>&1; then
-		echo "drill $name: report.json does not match docs/report.schema.json:"
-		grep -v '^ok' "$out/$name.schema.log" | head -n 10
-		ok=1
-	fi
-	if ! xmllint --noout --schema tests/report/junit.xsd "$out/$name/junit.xml" 2>"$out/$name.xsd.log" ||
-		! python3 tests/report/schema_check.py junit "$out/$name/report.json" "$out/$name/junit.xml" \
-			>>"$out/$name.xsd.log" 2>&1; then
-		echo "drill $name: junit.xml is not valid or does not match the report:"
-		grep -v '^ok\|validates$' "$out/$name.xsd.log" | head -n 10
-		ok=1
-	fi
-	grep -q '<svg' "$out/$name/report.html" 2>/dev/null ||
-		{ echo "drill $name: report.html has no timeline"; ok=1; }
+	(
+		format_checks "$name" >"$out/$name.formats.log" 2>&1
+		echo $? >"$out/$name.formats.rc"
+	) &
+	echo $! >"$out/$name.formats.pid"
+	CHECKS+=("$name")
 	[ "$ok" = 0 ] && jq -r '.faults[] | "  \(.id): detection \(.detection.ms) ms (\(.detection.signal)), isolation \(.isolation.ms // "n/a") ms, recovery \(.recovery.ms) ms, failback outage \(.failback.outage_ms // "n/a") ms"' "$out/$name/report.json"
 	result "drill-$name" $ok
 }
@@ -216,10 +250,14 @@ functional() {
 	# The verbs shim on real rxe: every command, then inert.
 	script 600 tests/shim/run_lab_selftest.sh
 	interrupted
-	# Kill the coordinator, kill an agent, cut the control channel, knock with
-	# bad certificates: nothing may outlive its drill.
-	script 900 tests/lab/fault_tolerance.sh
 	left_behind functional node-a node-b
+}
+
+# Kill the coordinator, kill an agent, cut the control channel, knock with bad
+# certificates: nothing may outlive its drill.
+fault_tolerance() {
+	script 900 tests/lab/fault_tolerance.sh
+	left_behind fault-tolerance node-a node-b
 }
 
 drills() {
@@ -350,12 +388,12 @@ drills() {
 	left_behind game-day node-a node-b node-c
 }
 
-case $part in
-functional) functional ;;
-drills) drills ;;
-all)
-	functional
-	drills
-	;;
-esac
+for p in "${parts[@]}"; do
+	case $p in
+	functional) functional ;;
+	drills) drills ;;
+	fault-tolerance) fault_tolerance ;;
+	esac
+done
+wait_checks
 finish

@@ -2,7 +2,9 @@
 /*
  * Durations written back for people: the largest unit that is exact, in the
  * syntax scenario and policy files use, so the parser reads back the same value.
+ * Data rates (workload.rate, the stream's --rate): which unit means what.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,11 +40,42 @@ static void test_format_parses_back(void **state)
 	}
 }
 
+static void test_parse_rate(void **state)
+{
+	static const struct {
+		const char *s;
+		uint64_t want;
+	} ok[] = {{"4MB/s", 4000000},
+		  {"0.5MB/s", 500000},
+		  {"500KB/s", 500000},
+		  {"1GB/s", 1000000000},
+		  {"4MiB/s", 4194304},
+		  {"1KiB/s", 1024},
+		  {"100Mbit/s", 12500000},
+		  {"10Gbit/s", 1250000000},
+		  {"8kbit/s", 1000},
+		  {"4096B/s", 4096},
+		  {"0B/s", 0}};
+	static const char *const bad[] = {"4",	    "4MB",    "4 MB/s", "-1MB/s",  "4mb/s", "MB/s",
+					  "1.5B/s", "4MB/s ", "",	"2e16B/s", "4Mb/s"};
+	uint64_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		v = 1;
+		assert_int_equal(rc_parse_rate(ok[i].s, &v), 0);
+		assert_int_equal(v, ok[i].want);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(rc_parse_rate(bad[i], &v), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_format_duration),
 	    cmocka_unit_test(test_format_parses_back),
+	    cmocka_unit_test(test_parse_rate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

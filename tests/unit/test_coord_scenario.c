@@ -270,7 +270,7 @@ static void test_port_flap_file(void **state)
 	assert_string_equal(params,
 			    "{\"count\":3,\"down_ms\":4000,\"up_ms\":4000,\"jitter_ms\":300}");
 	free(params);
-	assert_int_equal(sc.expect.recovery_within_ms, 15000);
+	assert_int_equal(sc.expect.recovery_within_ms, 30000);
 	assert_true(sc.expect.recovery_ratio == 0.7);
 	scenario_free(&sc);
 }
@@ -408,7 +408,7 @@ static void test_unknown_key(void **state)
 {
 	expect_err("  rails: [0, 1]", "  rials: [0, 1]",
 		   "t.yaml:6:3: workload.rials: unknown key; allowed here: kind, from, to, op, "
-		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos");
+		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos, rate");
 	expect_err("name: t\n", "name: t\nnmae: u\n",
 		   "t.yaml:2:1: nmae: unknown key; allowed here: name, description, owner, lab, "
 		   "nodes, workload, steady_state, faults, expect, safety, monitoring");
@@ -703,6 +703,29 @@ static void test_expect_values(void **state)
 	    "workload interval; use at least 200ms");
 }
 
+/* workload.rate: a paced stream; the unit is required, and a rate below 1KB/s is refused. */
+static void test_workload_rate(void **state)
+{
+	struct scenario sc;
+	char err[512], *text;
+
+	text = edit("  rails: [0, 1]\n", "  rails: [0, 1]\n  rate: 4MB/s\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.rate, 4000000);
+	scenario_free(&sc);
+	free(text);
+	assert_int_equal(scenario_parse("t.yaml", BASE, strlen(BASE), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.rate, 0);
+	scenario_free(&sc);
+	expect_err("  rails: [0, 1]\n", "  rails: [0, 1]\n  rate: 4\n",
+		   "t.yaml:7:9: workload.rate: \"4\" is not a rate of at least 1KB/s; use e.g. "
+		   "4MB/s, 500KB/s, 10Gbit/s or 4MiB/s (0B/s: as fast as possible)");
+	expect_err(
+	    "  rails: [0, 1]\n", "  rails: [0, 1]\n  rate: 100B/s\n",
+	    "t.yaml:7:9: workload.rate: \"100B/s\" is not a rate of at least 1KB/s; use e.g. "
+	    "4MB/s, 500KB/s, 10Gbit/s or 4MiB/s (0B/s: as fast as possible)");
+}
+
 /* expect.failback: measured always (defaults from recovery), bounded only when given. */
 static void test_expect_failback(void **state)
 {
@@ -829,6 +852,7 @@ int main(void)
 	    cmocka_unit_test(test_workload_values),
 	    cmocka_unit_test(test_expect_values),
 	    cmocka_unit_test(test_expect_failback),
+	    cmocka_unit_test(test_workload_rate),
 	    cmocka_unit_test(test_aliases_work),
 	    cmocka_unit_test(test_shape_limits),
 	    cmocka_unit_test(test_workload_target),

@@ -86,6 +86,10 @@ static void test_client_full(void **state)
 	assert_int_equal(o.mr_churn_ms, 2000);
 	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--mr-churn", "0"), 0);
 	assert_int_equal(o.mr_churn_ms, 0);
+	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--rate", "4MB/s"), 0);
+	assert_int_equal(o.rate, 4000000);
+	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--rate", "0B/s"), 0);
+	assert_int_equal(o.rate, 0);
 	/* retry 7 is accepted (with a warning on stderr). */
 	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--retry-cnt", "7"), 0);
 	assert_int_equal(o.retry_cnt, 7);
@@ -102,6 +106,7 @@ static void test_server(void **state)
 	REFUSED("client option", "server", "--listen", "a", "--timeout", "14");
 	REFUSED("client option", "server", "--listen", "a", "--connect", "b");
 	REFUSED("client option", "server", "--listen", "a", "--mr-churn", "1s");
+	REFUSED("client option", "server", "--listen", "a", "--rate", "4MB/s");
 	REFUSED("--listen", "server");
 	REFUSED("server option", "client", "--connect", "a", "--listen", "b");
 	REFUSED("--connect", "client");
@@ -136,6 +141,8 @@ static void test_bad_values(void **state)
 	REFUSED("--connect-timeout", "client", "--connect", "a", "--connect-timeout", "10ms");
 	REFUSED("--mr-churn", "client", "--connect", "a", "--mr-churn", "50ms");
 	REFUSED("--mr-churn", "client", "--connect", "a", "--mr-churn", "often");
+	REFUSED("--rate", "client", "--connect", "a", "--rate", "4");
+	REFUSED("--rate", "client", "--connect", "a", "--rate", "fast");
 	REFUSED("needs a value", "client", "--connect");
 	REFUSED("unknown option", "client", "--connect", "a", "--frobnicate");
 	REFUSED("unexpected argument", "client", "--connect", "a", "extra");
