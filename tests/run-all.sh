@@ -5,10 +5,12 @@
 #   1. deps (lab/deps.sh: installs what is missing), then the build, in a make of its own so
 #      the compiler flags come from the packages just installed;
 #   2. four jobs side by side:
-#        lab        a 2x2 lab: smoke, verbs shim, Ctrl-C, then every drill (tests/lab/run.sh
-#                   functional drills; the game day and the alerts drill on a 3-node lab)
-#        faults     a second 2x2 lab of its own: fault tolerance (coordinator and agent
-#                   SIGKILLs, a cut control channel, bad certificates)
+#        lab        a 2x2 lab: smoke, verbs shim, Ctrl-C, then every 2-node drill
+#                   (tests/lab/run.sh functional drills)
+#        faults     a second lab of its own: fault tolerance on 2x2 (coordinator and agent
+#                   SIGKILLs, a cut control channel, bad certificates), then 3x2 with
+#                   Prometheus and Alertmanager for the alerts drill and the game day
+#                   (tests/lab/run.sh fault-tolerance drills-3node)
 #        offline-1  unit tests (ASan+UBSan), then the fuzz smoke
 #        offline-2  report tests, then the host-only agent tests (network namespaces)
 #      The drills' streams are paced (workload.rate: 4MB/s, a quarter of what a TCG lab
@@ -90,7 +92,7 @@ export -f host_agent_tests
 faults_lab() {
 	RDMACHAOS_LAB_DIR=$top/build/lab-faults RDMACHAOS_LAB_PORT_BASE=17800 \
 		RDMACHAOS_LAB_CACHE=${RDMACHAOS_LAB_CACHE:-$top/build/lab/cache} \
-		bash tests/lab/run.sh fault-tolerance
+		bash tests/lab/run.sh fault-tolerance drills-3node
 }
 
 rm -f "$logs"/*.log "$logs"/*.rc

@@ -14,6 +14,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
 lab="bash lab/lab.sh"
+labdir=${RDMACHAOS_LAB_DIR:-$top/build/lab} # the lab that is up (lab/lab.sh honours the same)
 out=${FT_OUT:-$top/build/test-runs/fault-tolerance}
 kills=${FT_KILLS:-10}
 drill=tests/lab/drills/kill-me.yaml
@@ -142,7 +143,7 @@ else
 		[ -n "$(agent_addr node-b)" ] && call node-b '{"op": "time"}' | grep -q t_ns && break
 		sleep 0.2
 	done
-	grep -q "journal_revert" "$top/build/lab/run/node-b/agent.log" &&
+	grep -q "journal_revert" "$labdir/run/node-b/agent.log" &&
 		ok "agent kill: the agent logged the journal replay" ||
 		bad "agent kill: no journal_revert in node-b's agent.log"
 	[ "$(active_faults node-b)" = 0 ] && [ "$(records node-b)" = 0 ] &&
@@ -178,7 +179,7 @@ else
 	else
 		bad "control cut: rail0 of node-b still down ${res%% *} s after the cut"
 	fi
-	grep -q "lease expired" "$top/build/lab/run/node-b/agent.log" &&
+	grep -q "lease expired" "$labdir/run/node-b/agent.log" &&
 		ok "control cut: the agent says the lease expired" ||
 		bad "control cut: no 'lease expired' in node-b's agent.log"
 fi
@@ -190,7 +191,7 @@ wait_clean || bad "control cut: workloads still running after the cut was lifted
 	bad "control cut: node-b lists active faults after the cut"
 
 # ---------------------------------------------------------------- 4. who may talk to an agent
-pki=$(jq -r '.pki // empty' "$top/build/lab/run/lab.json")
+pki=$(jq -r '.pki // empty' "$labdir/run/lab.json")
 refused=0 tries=0
 try_refused() { # WHAT ARGS...: the call must fail and the agent keep serving
 	local what=$1 r

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: MIT
 # Integration tests: the real thing, on real Soft-RoCE in the lab.
 #
-#   tests/lab/run.sh [PART...]      PART: functional, drills, fault-tolerance (default: all three)
+#   tests/lab/run.sh [PART...]
+#        PART: functional, drills, fault-tolerance, drills-3node (default: all, in that order)
 #
 # functional: the lab smoke test, the verbs shim's self-test, Ctrl-C in a drill.
-# drills: every lab drill with its report checks, one after another on the
-#   same lab, then a 3-node lab with Prometheus and Alertmanager for the game
-#   day and the alert coverage drill.
+# drills: every 2-node lab drill with its report checks, one after another on
+#   the same lab.
+# drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
+#   lab that is up) for the game day and the alert coverage drill.
 # fault-tolerance: kill the coordinator and an agent, cut the control channel,
 #   knock with bad certificates (tests/lab/fault_tolerance.sh).
 # The drills run paced (workload.rate), so `make test` (tests/run-all.sh) runs
@@ -22,10 +24,10 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
 parts=("$@")
-[ "${#parts[@]}" -gt 0 ] || parts=(functional drills fault-tolerance)
+[ "${#parts[@]}" -gt 0 ] || parts=(functional drills fault-tolerance drills-3node)
 for p in "${parts[@]}"; do
-	case $p in functional | drills | fault-tolerance) ;; *)
-		echo "usage: tests/lab/run.sh [functional|drills|fault-tolerance]..." >&2
+	case $p in functional | drills | fault-tolerance | drills-3node) ;; *)
+		echo "usage: tests/lab/run.sh [functional|drills|fault-tolerance|drills-3node]..." >&2
 		exit 64
 		;;
 	esac
@@ -358,8 +360,10 @@ drills() {
 		result live-progress 1
 	fi
 	left_behind trials node-a node-b
+}
 
-	# A 3-node lab with the real Prometheus and Alertmanager, for the rest.
+# On a 3-node lab with the real Prometheus and Alertmanager.
+drills_3node() {
 	LAB_NODES=3 LAB_FLAGS=(--monitoring)
 	relab 3 --monitoring || return
 	# Alert coverage: RdmaPortDown must fire and resolve for a 25 s outage;
@@ -393,6 +397,7 @@ for p in "${parts[@]}"; do
 	functional) functional ;;
 	drills) drills ;;
 	fault-tolerance) fault_tolerance ;;
+	drills-3node) drills_3node ;;
 	esac
 done
 wait_checks
