@@ -4,15 +4,17 @@
 #
 #   1. deps (lab/deps.sh: installs what is missing), then the build, in a make of its own so
 #      the compiler flags come from the packages just installed;
-#   2. four jobs side by side:
-#        lab        a 2x2 lab: smoke, verbs shim, Ctrl-C, then every 2-node drill
-#                   (tests/lab/run.sh functional drills)
-#        faults     a second lab of its own: fault tolerance on 2x2 (coordinator and agent
-#                   SIGKILLs, a cut control channel, bad certificates), then 3x2 with
-#                   Prometheus and Alertmanager for the alerts drill and the game day
-#                   (tests/lab/run.sh fault-tolerance drills-3node)
+#   2. five jobs side by side:
+#        lab        a 2x2 lab: the smoke test, then every 2-node drill
+#                   (tests/lab/run.sh smoke drills)
+#        faults     a second lab of its own: on 2x2 fault tolerance (coordinator and agent
+#                   SIGKILLs, a cut control channel, bad certificates), the verbs shim and
+#                   Ctrl-C in a drill, then on 3x2 with Prometheus and Alertmanager the
+#                   alerts drill and the game day
+#                   (tests/lab/run.sh fault-tolerance shim interrupted drills-3node)
 #        offline-1  unit tests (ASan+UBSan), then the fuzz smoke
-#        offline-2  report tests, then the host-only agent tests (network namespaces)
+#        offline-2  report tests
+#        agents     the host-only agent tests (network namespaces; mostly waiting on timers)
 #      The drills' streams are paced (workload.rate: 4MB/s, a quarter of what a TCG lab
 #      carries), so their numbers do not move with the load beside them; the offline jobs run
 #      niced, so the guests get the CPU first.
@@ -36,7 +38,7 @@ phase() { # NAME START_SECONDS RC [CLOSING_LINE]
 summary() {
 	local p name secs rest
 	echo
-	echo "make test: phases (wall time; the four jobs of step 2 ran side by side)"
+	echo "make test: phases (wall time; the five jobs of step 2 ran side by side)"
 	for p in "${phases[@]}"; do
 		IFS='|' read -r name secs rest <<<"$p"
 		printf '  %-10s %4d s  %s\n' "$name" "$secs" "$rest"
@@ -92,30 +94,32 @@ export -f host_agent_tests
 faults_lab() {
 	RDMACHAOS_LAB_DIR=$top/build/lab-faults RDMACHAOS_LAB_PORT_BASE=17800 \
 		RDMACHAOS_LAB_CACHE=${RDMACHAOS_LAB_CACHE:-$top/build/lab/cache} \
-		bash tests/lab/run.sh fault-tolerance drills-3node
+		bash tests/lab/run.sh fault-tolerance shim interrupted drills-3node
 }
 
 rm -f "$logs"/*.log "$logs"/*.rc
-echo "== $(now) step 2: two labs and the offline suites, side by side"
-if [ "${TEST_JOBS:-4}" = 1 ]; then
+echo "== $(now) step 2: two labs, the offline suites and the host agent tests, side by side"
+if [ "${TEST_JOBS:-5}" = 1 ]; then
 	run_job() { job "$@"; wait; }
 else
 	run_job() { job "$@"; }
 fi
-run_job lab bash tests/lab/run.sh functional drills
+run_job lab bash tests/lab/run.sh smoke drills
 run_job faults faults_lab
 run_job offline-1 steps "make --no-print-directory -s -j2 unit-test" "make --no-print-directory -s fuzz-smoke"
-run_job offline-2 steps "make --no-print-directory -s report-test" host_agent_tests
+run_job offline-2 steps "make --no-print-directory -s report-test"
+run_job agents steps host_agent_tests
 wait
 
-for name in offline-1 offline-2 faults lab; do
+for name in offline-1 offline-2 agents faults lab; do
 	read -r rc secs <"$logs/$name.rc" 2>/dev/null || { rc=70 secs=0; }
 	echo
 	echo "======== $name (${secs} s, exit $rc)"
 	cat "$logs/$name.log"
 	case $name in
 	offline-1) line="$(grep -h '^unit:' "$logs/$name.log" | tail -n 1); $(grep -h '^fuzz' "$logs/$name.log" | tail -n 1)" ;;
-	offline-2) line="$(grep -h '^report:' "$logs/$name.log" | tail -n 1); host agent tests: $(grep -c '^PASS test_agent' "$logs/$name.log") passed" ;;
+	offline-2) line=$(grep -h '^report:' "$logs/$name.log" | tail -n 1) ;;
+	agents) line="host agent tests: $(grep -c '^PASS test_agent' "$logs/$name.log") passed, $(grep -c '^FAIL test_agent' "$logs/$name.log") failed" ;;
 	*) line=$(grep -h '^integration' "$logs/$name.log" | tail -n 1) ;;
 	esac
 	# a lab that could not run (no QEMU: exit 77 from tests/lab/run.sh's SKIP) fails under CI

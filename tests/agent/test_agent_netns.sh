@@ -152,12 +152,17 @@ check "inventory lists v0 and no RDMA device" \
 check "inventory maps rails" \
 	'[n.get("rail") for n in res["netdevs"] if n["name"] in ("v2", "v0")] in ([0, 1], [1, 0]) and all(n["name"] == "v0" for n in res["netdevs"] if n.get("rail") == 1)'
 
-# Events reach every subscribed connection, not only the one that asked.
+# Events reach every subscribed connection, not only the one that asked. A
+# subscriber prints its "time" answer once it has subscribed: await both, then
+# it listens for 10 s (however loaded the machine, inject and revert fit).
 for i in 1 2; do
-	nsx $call_cmd "$addr" '{"op": "time"}' --events 4 > "$tmp/sub$i" 2>&1 &
+	nsx $call_cmd "$addr" '{"op": "time"}' --events 10 > "$tmp/sub$i" 2>&1 &
 	eval "sub$i=\$!"
 done
-sleep 1.5 # both subscribed
+for ((i = 0; i < 300; i++)); do
+	[ -s "$tmp/sub1" ] && [ -s "$tmp/sub2" ] && break
+	sleep 0.1
+done
 call '{"op": "inject", "fault_id": "f0", "injector": "link_down", "target": {"netdev": "v0"}}'
 call '{"op": "revert", "fault_id": "f0"}'
 wait "$sub1" "$sub2"

@@ -3,9 +3,11 @@
 # Integration tests: the real thing, on real Soft-RoCE in the lab.
 #
 #   tests/lab/run.sh [PART...]
-#        PART: functional, drills, fault-tolerance, drills-3node (default: all, in that order)
+#        PART: functional (= smoke shim interrupted), drills, fault-tolerance, drills-3node
+#        (default: all, in that order)
 #
-# functional: the lab smoke test, the verbs shim's self-test, Ctrl-C in a drill.
+# functional: the lab smoke test (smoke), the verbs shim's self-test (shim),
+#   Ctrl-C in a drill (interrupted).
 # drills: every 2-node lab drill with its report checks, one after another on
 #   the same lab.
 # drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
@@ -25,13 +27,17 @@ cd "$(dirname "$0")/../.."
 top=$PWD
 parts=("$@")
 [ "${#parts[@]}" -gt 0 ] || parts=(functional drills fault-tolerance drills-3node)
-for p in "${parts[@]}"; do
-	case $p in functional | drills | fault-tolerance | drills-3node) ;; *)
-		echo "usage: tests/lab/run.sh [functional|drills|fault-tolerance|drills-3node]..." >&2
+for i in "${!parts[@]}"; do
+	case ${parts[i]} in
+	functional) parts[i]="smoke shim interrupted" ;;
+	smoke | shim | interrupted | drills | fault-tolerance | drills-3node) ;;
+	*)
+		echo "usage: tests/lab/run.sh [functional|smoke|shim|interrupted|drills|fault-tolerance|drills-3node]..." >&2
 		exit 64
 		;;
 	esac
 done
+read -r -a parts <<<"${parts[*]}"
 part=$(
 	IFS=+
 	echo "${parts[*]}"
@@ -245,15 +251,12 @@ interrupted() {
 	lab exec node-b -- cat /sys/class/net/rail0/operstate | grep -qx up ||
 		{ echo "interrupted: rail0 on node-b is not up after the drill"; ok=1; }
 	result drill-interrupted $ok
+	left_behind interrupted node-a node-b
 }
 
-functional() {
-	script 600 tests/lab/test_lab_smoke.sh
-	# The verbs shim on real rxe: every command, then inert.
-	script 600 tests/shim/run_lab_selftest.sh
-	interrupted
-	left_behind functional node-a node-b
-}
+smoke() { script 600 tests/lab/test_lab_smoke.sh; }
+# The verbs shim on real rxe: every command, then inert.
+shim() { script 600 tests/shim/run_lab_selftest.sh; }
 
 # Kill the coordinator, kill an agent, cut the control channel, knock with bad
 # certificates: nothing may outlive its drill.
@@ -394,7 +397,9 @@ drills_3node() {
 
 for p in "${parts[@]}"; do
 	case $p in
-	functional) functional ;;
+	smoke) smoke ;;
+	shim) shim ;;
+	interrupted) interrupted ;;
 	drills) drills ;;
 	fault-tolerance) fault_tolerance ;;
 	drills-3node) drills_3node ;;
