@@ -21,6 +21,7 @@
 #   RDMACHAOS_LAB_KERNEL     6.1 | 6.12: the guest kernel (default: DEFAULT_KERNEL below; --kernel wins)
 #   RDMACHAOS_LAB_TIMEOUT    boot deadline in seconds (default 120)
 #   RDMACHAOS_LAB_MEM        guest memory (default 512M)
+#   RDMACHAOS_LAB_NICE       niceness of the guests and switches (default 0; below 0 needs root)
 #   RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
 #   RDMACHAOS_LAB_CMD        how hints name this command (default "rdmachaos lab")
 
@@ -35,6 +36,8 @@ PKI=$DIR/pki
 PORT_BASE=${RDMACHAOS_LAB_PORT_BASE:-17700}
 BOOT_TIMEOUT=${RDMACHAOS_LAB_TIMEOUT:-120}
 MEM=${RDMACHAOS_LAB_MEM:-512M}
+# The guests' (and switches') niceness: make test gives them the CPU before the suites beside them.
+LAB_NICE=${RDMACHAOS_LAB_NICE:-0}
 CMD=${RDMACHAOS_LAB_CMD:-rdmachaos lab}
 QEMU=qemu-system-x86_64
 GUEST_AGENT_PORT=7707
@@ -97,6 +100,7 @@ Environment:
   RDMACHAOS_LAB_KERNEL     6.1 | 6.12 (default $DEFAULT_KERNEL; --kernel wins)
   RDMACHAOS_LAB_TIMEOUT    boot deadline in seconds (default 120)
   RDMACHAOS_LAB_MEM        guest memory (default 512M)
+  RDMACHAOS_LAB_NICE       niceness of the guests and switches (default 0; make test: -5)
   RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
 EOF
 }
@@ -492,7 +496,7 @@ start_qemu() { # index N R
 	done
 	printf '%q ' "$QEMU" "${args[@]}" >"$RUN/$name.cmdline"
 	echo >>"$RUN/$name.cmdline"
-	if ! (no_fds "$QEMU" "${args[@]}") </dev/null >"$RUN/$name.qemu.log" 2>&1; then
+	if ! (no_fds nice -n "$LAB_NICE" "$QEMU" "${args[@]}") </dev/null >"$RUN/$name.qemu.log" 2>&1; then
 		cat "$RUN/$name.qemu.log" >&2
 		die "$name: qemu failed to start (command in $RUN/$name.cmdline)"
 	fi
@@ -628,6 +632,8 @@ cmd_up() {
 	*" $FLAVOUR "*) ;;
 	*) die "up: --kernel (or RDMACHAOS_LAB_KERNEL) must be one of: $KERNEL_FLAVOURS, not '$FLAVOUR'" ;;
 	esac
+	[[ "$LAB_NICE" =~ ^-?[0-9]+$ ]] && [ "$LAB_NICE" -ge -20 ] && [ "$LAB_NICE" -le 19 ] ||
+		die "RDMACHAOS_LAB_NICE must be a niceness, -20..19"
 	[[ "$PORT_BASE" =~ ^[0-9]+$ ]] && [ "$PORT_BASE" -ge 1024 ] && [ "$PORT_BASE" -le 65000 ] ||
 		die "RDMACHAOS_LAB_PORT_BASE must be a port number 1024..65000"
 	[[ "$LAB_SRC$DIR$CACHE" != *[[:space:]]* ]] || die "paths with spaces are not supported ($LAB_SRC, $DIR)"
@@ -694,7 +700,7 @@ cmd_up() {
 	if [ "$n" -ne 2 ]; then
 		for ((r = 0; r < rails; r++)); do
 			[ "${#RUN}" -lt 90 ] || die "run dir path too long for unix sockets: $RUN"
-			(no_fds vde_switch -s "$RUN/rail$r.vde" -p "$RUN/rail$r.vde.pid" -d) </dev/null >/dev/null 2>&1 ||
+			(no_fds nice -n "$LAB_NICE" vde_switch -s "$RUN/rail$r.vde" -p "$RUN/rail$r.vde.pid" -d) </dev/null >/dev/null 2>&1 ||
 				die "vde_switch for rail$r failed"
 			for _ in $(seq 50); do
 				[ -S "$RUN/rail$r.vde/ctl" ] && break

@@ -17,8 +17,9 @@
 #        agents     the host-only agent tests (network namespaces; mostly waiting on timers,
 #                   so not niced)
 #      The drills' streams are paced (workload.rate: 4MB/s, a quarter of what a TCG lab
-#      carries), so their numbers do not move with the load beside them; the offline jobs run
-#      niced, so the guests get the CPU first.
+#      carries) and the guests run at nice -5 and the CPU-heavy offline jobs at nice 10, so
+#      the guests get the CPU they need first and the drills' numbers do not move with the
+#      load beside them.
 # Each job's output is printed whole when it ends, so logs do not interleave. Exit 0 only
 # when every job passed. TEST_JOBS=1 runs the jobs one after another instead.
 set -uo pipefail
@@ -99,6 +100,7 @@ faults_lab() {
 }
 
 rm -f "$logs"/*.log "$logs"/*.rc
+export RDMACHAOS_LAB_NICE=${RDMACHAOS_LAB_NICE:--5}
 echo "== $(now) step 2: two labs, the offline suites and the host agent tests, side by side"
 if [ "${TEST_JOBS:-5}" = 1 ]; then
 	run_job() { job "$@"; wait; }

@@ -353,11 +353,11 @@ call '{"op": "inject", "fault_id": "c4", "injector": "link_down", "target": {"ne
 check "policy file: its control_if refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "link_down: v1: refused: it is the agent'"'"'s control interface (control_if in '"$cfg"':7)"'
 link_check "refused by policy: v0 untouched" v0 up
 link_check "refused by policy: v1 untouched" v1 up
-call '{"op": "inject", "fault_id": "k1", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 5000}'
+call '{"op": "inject", "fault_id": "k1", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 10000}'
 check "policy file: first of two concurrent faults" 'r["ok"] and res["netdev"] == "v0"'
-call '{"op": "inject", "fault_id": "k2", "injector": "link_down", "target": {"netdev": "v2"}, "duration_ms": 5000}'
+call '{"op": "inject", "fault_id": "k2", "injector": "link_down", "target": {"netdev": "v2"}, "duration_ms": 10000}'
 check "policy file: second of two concurrent faults" 'r["ok"] and res["netdev"] == "v2"'
-call '{"op": "inject", "fault_id": "k3", "injector": "link_down", "target": {"netdev": "v3"}, "duration_ms": 5000}'
+call '{"op": "inject", "fault_id": "k3", "injector": "link_down", "target": {"netdev": "v3"}, "duration_ms": 10000}'
 check "policy file: third concurrent fault refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "inject: link_down: refused by policy '"$cfg"':5: max_concurrent_faults is 2 and 2 faults are active (revert one first)"'
 link_check "third concurrent fault: v3 untouched" v3 up
 call '{"op": "revert", "fault_id": "k1"}'
