@@ -246,6 +246,7 @@ ensure_kernel() {
 # Sets KERNEL: an uncompressed vmlinux (ELF with a PVH entry) extracted from the bzImage when
 # possible. QEMU boots it directly, which skips SeaBIOS and the in-guest xz decompression:
 # about 5 s less per boot under TCG. Falls back to the bzImage.
+# Under the cache's lock: two labs booting at once share one cache.
 ensure_vmlinux() {
 	local bz=$KDIR/boot/vmlinuz-$KVER out=$KDIR/boot/vmlinux-$KVER off
 	KERNEL=$bz
@@ -254,17 +255,26 @@ ensure_vmlinux() {
 		return 0
 	fi
 	command -v xz >/dev/null 2>&1 || return 0
-	off=$(grep -abo -m1 $'\xfd7zXZ\x00' "$bz" 2>/dev/null | head -n 1 | cut -d: -f1) || true
-	[ -n "$off" ] || return 0
-	# (tail gets SIGPIPE when xz stops at the end of the stream: judge by the result)
-	tail -c +$((off + 1)) "$bz" 2>/dev/null | xz -dc --single-stream >"$out.tmp" 2>/dev/null || true
-	if [ "$(head -c 4 "$out.tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] &&
-		[ "$(stat -c %s "$out.tmp")" -gt "$(stat -c %s "$bz")" ]; then
-		mv "$out.tmp" "$out"
+	exec 8>"$CACHE/.lock"
+	flock 8
+	if [ -s "$out" ]; then # made while this one waited
 		KERNEL=$out
-	else
-		rm -f "$out.tmp"
+		exec 8>&-
+		return 0
 	fi
+	off=$(grep -abo -m1 $'\xfd7zXZ\x00' "$bz" 2>/dev/null | head -n 1 | cut -d: -f1) || true
+	if [ -n "$off" ]; then
+		# (tail gets SIGPIPE when xz stops at the end of the stream: judge by the result)
+		tail -c +$((off + 1)) "$bz" 2>/dev/null | xz -dc --single-stream >"$out.tmp" 2>/dev/null || true
+		if [ "$(head -c 4 "$out.tmp" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] &&
+			[ "$(stat -c %s "$out.tmp")" -gt "$(stat -c %s "$bz")" ]; then
+			mv "$out.tmp" "$out"
+			KERNEL=$out
+		else
+			rm -f "$out.tmp"
+		fi
+	fi
+	exec 8>&-
 }
 
 # Modules the initramfs loads (with their dependencies) before it chroots: loading them from RAM
