@@ -73,8 +73,8 @@ wait_clean() {
 clean=0 mid=0
 for ((k = 1; k <= kills; k++)); do
 	log=$out/kill-$k.log
-	# A random moment from the workload's start to past the fault's end (4 s + 8 s).
-	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", rand() * 13 }')
+	# A random moment from the workload's start to past the fault's end (6 s + 8 s).
+	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", rand() * 15 }')
 	build/rdmachaos run "$drill" --lab --out "$out/kill-$k" 2>"$log" >/dev/null &
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
