@@ -750,6 +750,7 @@ static int agent_fault_replay_one(void *arg, struct agent_journal_entry *e)
 {
 	struct agent *a = arg;
 	struct agent_fault *af;
+	char why[sizeof(e->f.err) - 64];
 	bool verified = false;
 	int idx, ret;
 
@@ -771,6 +772,15 @@ static int agent_fault_replay_one(void *arg, struct agent_journal_entry *e)
 		rc_warn("journal: %s/%s: %s is ifindex %d now, was %d when journaled",
 			a->journal.dir, e->name, af->f.target.netdev, idx, af->f.target.ifindex);
 	af->f.target.ifindex = idx;
+	/* The same protection as an inject: a record is a file, and files can be forged. */
+	ret =
+	    agent_policy_check_replay(&a->policy, af->f.inj->name, &af->f.target, why, sizeof(why));
+	if (ret) {
+		snprintf(e->f.err, sizeof(e->f.err), "replay refused, as an inject would be: %s",
+			 why);
+		agent_fault_free(af);
+		return ret;
+	}
 	ret = af->f.inj->restore(&af->f, e->snapshot);
 	if (ret) {
 		/* Nothing to revert with: the journal sets the record aside, loudly. */

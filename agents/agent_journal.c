@@ -532,6 +532,19 @@ void agent_journal_entry_fini(struct agent_journal_entry *e)
 	e->snapshot = NULL;
 }
 
+static const char *agent_journal_file_type(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	if (S_ISCHR(mode) || S_ISBLK(mode))
+		return "a device node";
+	return "a special file";
+}
+
 /* Reads and parses record name into *rec. -errno with a sentence (without the path). */
 static int agent_journal_read(struct agent_journal *j, const char *name, json_t **rec, char *err,
 			      size_t errlen)
@@ -542,16 +555,31 @@ static int agent_journal_read(struct agent_journal *j, const char *name, json_t 
 	size_t off = 0;
 	int fd, ret = 0;
 
-	fd = openat(j->dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return agent_journal_fail(err, errlen, -errno, "open: %s", strerror(errno));
+	/*
+	 * A state dir may hold anything: O_NONBLOCK so that a FIFO (or a device) does not block
+	 * the agent before it listens, O_NOFOLLOW so that a link is not followed; the fstat below
+	 * then refuses whatever is not a regular file.
+	 */
+	fd = openat(j->dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ELOOP)
+			return agent_journal_bad(err, errlen, "a symbolic link (never followed)");
+		return agent_journal_fail(err, errlen, -e, "open: %s", strerror(e));
+	}
 	if (fstat(fd, &st)) {
 		ret = agent_journal_fail(err, errlen, -errno, "stat: %s", strerror(errno));
 		goto out_close;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size > AGENT_JOURNAL_MAX_SIZE) {
-		ret = agent_journal_bad(err, errlen, "not a regular file of at most %d bytes",
-					AGENT_JOURNAL_MAX_SIZE);
+	if (!S_ISREG(st.st_mode)) {
+		ret = agent_journal_bad(err, errlen, "not a regular file but %s",
+					agent_journal_file_type(st.st_mode));
+		goto out_close;
+	}
+	if (st.st_size > AGENT_JOURNAL_MAX_SIZE) {
+		ret = agent_journal_bad(err, errlen, "%lld bytes, over the %d a record may have",
+					(long long)st.st_size, AGENT_JOURNAL_MAX_SIZE);
 		goto out_close;
 	}
 	if (!st.st_size) {

@@ -88,6 +88,17 @@ int agent_policy_check_inject(const struct agent_policy *p, const char *injector
 			      char *err, size_t errlen);
 
 /*
+ * The rules a journal record must pass before the agent replays it (reverts
+ * what a dead agent left): the injector allow-list and the target rules of
+ * an inject (never the control interface or a carrier, only what the allow
+ * lists name), but no duration or concurrency cap. A record is a file in the
+ * state dir and may have been written by anyone: its revert must not reach
+ * what no inject could have. 0, or -EPERM and a sentence in err.
+ */
+int agent_policy_check_replay(const struct agent_policy *p, const char *injector,
+			      const struct inj_target *t, char *err, size_t errlen);
+
+/*
  * The caps that depend on an inject's params, after validate(): today the
  * pfc_storm's rate_fps (default PFC_STORM_DEFAULT_FPS) against
  * pfc.max_rate_fps. 0 for other injectors or within the caps, else -EPERM

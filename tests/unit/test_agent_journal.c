@@ -547,6 +547,36 @@ static void test_replay_reverts(void **state)
 	assert_int_equal(k.changes, 1);
 }
 
+/*
+ * Issue 13: a record for the control interface, snapshot {"up": false}, took it down at the
+ * next start. Replay applies an inject's target rules: such a record, or one for an interface
+ * the policy does not allow, is set aside and nothing is changed.
+ */
+static void test_replay_obeys_policy(void **state)
+{
+	static const char rec[] =
+	    "{\"format\": 1, \"fault_id\": \"%s\", \"injector\": \"link_down\", "
+	    "\"target\": {\"netdev\": \"%s\", \"ifindex\": 1, \"device\": null, \"port\": "
+	    "null, \"rail\": null}, \"params\": {}, \"snapshot\": {\"up\": false}, "
+	    "\"duration_ms\": 0, \"lease_ms\": 0, \"recorded_at_ns\": 1}";
+	char text[1024];
+
+	snprintf(text, sizeof(text), rec, "ctl", "lo");
+	put_file("fault-ctl.json", text);
+	snprintf(text, sizeof(text), rec, "other", "notallowed0");
+	put_file("fault-other.json", text);
+	strcpy(a.policy.control_if, "lo");
+	k.up = true;
+	k.changes = 0;
+
+	agent_faults_replay(&a);
+	assert_true(k.up);
+	assert_int_equal(k.changes, 0);
+	assert_int_equal(count(".json"), 0);
+	assert_int_equal(count(".bad"), 2);
+	a.policy.control_if[0] = '\0';
+}
+
 static void test_replay_failure_stays_open(void **state)
 {
 	struct inj_fault f;
@@ -622,6 +652,33 @@ static void test_unusable_records_set_aside(void **state)
 
 	/* The next start does not trip on them again. */
 	assert_int_equal(agent_faults_replay(&a), 0);
+}
+
+/*
+ * Issue 13: a FIFO named like a record blocked the agent in open() before it listened. Every
+ * special file is moved aside with a log line, and nothing blocks (the alarm turns a hang into
+ * a failure).
+ */
+static void test_special_files_set_aside(void **state)
+{
+	char path[AGENT_JOURNAL_PATH_LEN + AGENT_JOURNAL_NAME_LEN];
+
+	snprintf(path, sizeof(path), "%s/fault-fifo.json", a.opts.state_dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/fault-link.json", a.opts.state_dir);
+	assert_int_equal(symlink("/dev/zero", path), 0);
+	snprintf(path, sizeof(path), "%s/fault-dir.json", a.opts.state_dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/fault-null.json", a.opts.state_dir);
+	assert_int_equal(symlink("/dev/null", path), 0);
+
+	alarm(20);
+	assert_int_equal(agent_faults_replay(&a), 0);
+	alarm(0);
+	assert_int_equal(count(".json"), 0);
+	assert_int_equal(count(".bad"), 4);
+	assert_true(exists("fault-fifo.json.bad"));
+	assert_true(exists("fault-dir.json.bad"));
 }
 
 static void test_lease_expires(void **state)
@@ -744,8 +801,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_inject_journals_and_revert_closes, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_replay_reverts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_replay_obeys_policy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_replay_failure_stays_open, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unusable_records_set_aside, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_special_files_set_aside, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lease_expires, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_renew, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lease_and_renew_checked, setup, teardown),
