@@ -10,7 +10,7 @@
  *   agent_opts.c       command line
  *   agent_server.c     listening socket, coordinator connections, event fan-out
  *   agent_req.c        request checking and dispatch (docs/PROTOCOL.md)
- *   agent_faults.c     inject / revert / revert_all / faults / renew, fault timers,
+ *   agent_faults.c     inject / revert / revert_all / drop / faults / renew, fault timers,
  *                      leases, replay of the journal at start-up
  *   agent_journal.c    crash-safe revert journal (--state-dir)
  *   agent_target.c     a request's target to a netdev; rail map
@@ -182,6 +182,8 @@ int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, con
 		    json_t **result, char *err, size_t errlen);
 int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
 		    json_t **result, char *err, size_t errlen);
+int agent_op_drop(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		  json_t **result, char *err, size_t errlen);
 int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
 			json_t **result, char *err, size_t errlen);
 int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,

@@ -200,14 +200,15 @@ char *agent_audit_format(const struct agent_audit_rec *r)
 	return grown;
 }
 
-/* Lines worth a crash: requests that changed, or tried to change, a netdev. */
+/* Lines worth a crash: requests that changed, or tried to change, a netdev or a record. */
 static bool agent_audit_durable(const struct agent_audit_rec *r)
 {
 	const char *op = json_string_value(json_object_get(r->req, "op"));
 
 	if (!op || !strcmp(agent_audit_outcome(r->err), "refused"))
 		return false;
-	return !strcmp(op, "inject") || !strcmp(op, "revert") || !strcmp(op, "revert_all");
+	return !strcmp(op, "inject") || !strcmp(op, "revert") || !strcmp(op, "revert_all") ||
+	       !strcmp(op, "drop");
 }
 
 int agent_audit_write(struct agent_audit *au, const struct agent_audit_rec *r)

@@ -44,6 +44,7 @@ struct agent_fault {
 	bool verified;	    /* the last revert verified */
 	bool revert_failed; /* the last revert failed or did not verify; f.err says why */
 	bool journaled;	    /* its journal record is open */
+	char retired[160];  /* why it left the active list without a verified revert, "" if not */
 	json_t *deferred;   /* events an injector reported during inject(), sent after `inject` */
 };
 
@@ -170,8 +171,8 @@ static void agent_fault_journal_close(struct agent_fault *af)
 		return;
 	if (agent_journal_close(&af->a->journal, af->f.id, err, sizeof(err))) {
 		agent_notice(af->a, RC_LOG_ERR,
-			     "fault %s: reverted and verified, but its record stays: %s (the next "
-			     "start reverts it again)",
+			     "fault %s: no longer active, but its record stays: %s (the next "
+			     "start replays it)",
 			     af->f.id, err);
 		return;
 	}
@@ -209,6 +210,50 @@ static void agent_fault_tick(struct agent_timer *t)
  * 0 when the revert ran (see *verified, af->f.err says why not), -errno when
  * it failed (af->f.err says why). Sentences go to actions.
  */
+/*
+ * Whether a revert that answered ret found the fault's netdev gone: -ENODEV, and its ifindex
+ * names no netdev now. A netdev that came back under the same name is another object, one the
+ * fault never touched; the one it touched took the fault with it.
+ */
+static bool agent_fault_target_gone(const struct inj_target *t, int ret)
+{
+	char name[IF_NAMESIZE];
+
+	if (ret != -ENODEV || !t->netdev[0])
+		return false;
+	return t->ifindex <= 0 || !if_indextoname((unsigned int)t->ifindex, name);
+}
+
+/*
+ * Takes an active fault off the list without a verified revert, for a reason the log, the
+ * event and the answers carry: its record closed, its timers off, its concurrency slot free.
+ * verified: whether nothing of the fault can be left (its netdev is gone), or not (an
+ * operator dropped it: the object is to be checked by hand).
+ */
+static void agent_fault_retire(struct agent_fault *af, const char *action, bool verified,
+			       const char *why)
+{
+	struct inj_fault *f = &af->f;
+	json_t *fields;
+
+	snprintf(af->retired, sizeof(af->retired), "%s", why);
+	f->reverted = true;
+	f->reverted_at_ns = rc_now_ns();
+	af->active = false;
+	af->verified = verified;
+	af->revert_failed = false;
+	agent_timer_cancel(&af->tick_timer);
+	agent_timer_cancel(&af->auto_timer);
+	agent_timer_cancel(&af->lease_timer);
+	agent_fault_journal_close(af);
+	agent_notice(af->a, RC_LOG_WARN, "fault %s (%s on %s): %s: retired, its record closed",
+		     f->id, f->inj->name, agent_fault_obj(&f->target), why);
+	fields = agent_fault_fields(af, action);
+	json_object_set_new(fields, "verified", json_boolean(verified));
+	json_object_set_new(fields, "retired", json_string(why));
+	agent_emit_at(af->a, "fault", f->reverted_at_ns, fields);
+}
+
 static int agent_fault_revert(struct agent_fault *af, const char *action, bool *verified,
 			      json_t *actions)
 {
@@ -224,6 +269,17 @@ static int agent_fault_revert(struct agent_fault *af, const char *action, bool *
 	f->actions = json_array();
 	f->err[0] = '\0';
 	ret = f->inj->revert(f);
+	if (agent_fault_target_gone(&f->target, ret)) {
+		char why[sizeof(af->retired)];
+
+		snprintf(why, sizeof(why),
+			 "%s (ifindex %d) no longer exists: nothing is left to revert",
+			 f->target.netdev, f->target.ifindex);
+		agent_fault_retire(af, action, true, why);
+		f->err[0] = '\0';
+		*verified = true;
+		return 0;
+	}
 	if (ret) {
 		if (!f->err[0])
 			snprintf(f->err, sizeof(f->err), "%s: %s: revert: %s", f->inj->name,
@@ -584,6 +640,30 @@ int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, con
 		      (json_int_t)af->f.reverted_at_ns, "verified", verified, "actions", actions);
 	if (*result && !verified)
 		json_object_set_new(*result, "verify_error", json_string(af->f.err));
+	if (*result && af->retired[0])
+		json_object_set_new(*result, "retired", json_string(af->retired));
+	return *result ? 0 : -ENOMEM;
+}
+
+int agent_op_drop(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
+		  json_t **result, char *err, size_t errlen)
+{
+	const char *fault_id = json_string_value(json_object_get(req, "fault_id"));
+	struct agent_fault *af = agent_fault_find(a, fault_id);
+	char why[sizeof(af->retired)], obj[64];
+
+	if (!af || !af->active) {
+		snprintf(err, errlen,
+			 "drop: fault %s: not active here (`faults` lists the active ones)",
+			 fault_id);
+		return -ENOENT;
+	}
+	snprintf(obj, sizeof(obj), "%s", agent_fault_obj(&af->f.target));
+	snprintf(why, sizeof(why), "dropped by an operator without a revert: check %s by hand",
+		 obj);
+	agent_fault_retire(af, "drop", false, why);
+	*result = json_pack("{s:s, s:b, s:s, s:s}", "fault_id", fault_id, "dropped", 1, "target",
+			    obj, "retired", why);
 	return *result ? 0 : -ENOMEM;
 }
 
@@ -797,7 +877,13 @@ static int agent_fault_replay_one(void *arg, struct agent_journal_entry *e)
 	af->active = true;
 	af->journaled = true;
 	agent_list_add_tail(&af->node, &a->faults);
-	if (!agent_fault_revert(af, "journal_revert", &verified, NULL) && verified)
+	if (!agent_fault_revert(af, "journal_revert", &verified, NULL) && af->retired[0])
+		agent_notice(a, RC_LOG_WARN,
+			     "journal: fault %s (%s on %s), left applied by an agent that stopped "
+			     "without reverting it: %s",
+			     af->f.id, af->f.inj->name, agent_fault_obj(&af->f.target),
+			     af->retired);
+	else if (verified)
 		agent_notice(a, RC_LOG_INFO,
 			     "journal: fault %s (%s on %s), left applied by an agent that stopped "
 			     "without reverting it: reverted and verified",

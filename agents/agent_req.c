@@ -131,6 +131,7 @@ static const struct agent_op agent_ops[] = {
     {"inject", agent_op_inject, agent_f_inject},
     {"revert", agent_op_revert, agent_f_revert},
     {"revert_all", agent_op_revert_all, agent_f_none},
+    {"drop", agent_op_drop, agent_f_revert},
     {"faults", agent_op_faults, agent_f_none},
     {"renew", agent_op_renew, agent_f_renew},
     {"workload_start", agent_op_workload_start, agent_f_wl_start},

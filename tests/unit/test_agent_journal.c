@@ -53,7 +53,8 @@ int __wrap_rtnl_link_get_kernel(struct nl_sock *sk, int ifindex, const char *nam
 {
 	struct rtnl_link *link;
 
-	assert_int_equal(ifindex, k.ifindex);
+	if (ifindex != k.ifindex)
+		return -NLE_OBJ_NOTFOUND; /* the fake kernel has no such netdev */
 	link = rtnl_link_alloc();
 	assert_non_null(link);
 	rtnl_link_set_ifindex(link, ifindex);
@@ -610,6 +611,61 @@ static void test_replay_failure_stays_open(void **state)
 	assert_int_equal(count(""), 0);
 }
 
+/*
+ * Issue 13: a record for a netdev that no longer exists could never be cleared: it stayed
+ * active, held a concurrency slot and made SIGTERM exit 1. Its revert retires it (nothing is
+ * left to revert on a netdev that is gone), once, and says so; an operator can drop any other
+ * record that cannot be reverted.
+ */
+static void test_vanished_or_dropped_faults_retired(void **state)
+{
+	char ids[128], why[256];
+	json_t *resp, *res;
+
+	put_file("fault-vanish.json",
+		 "{\"format\": 1, \"fault_id\": \"vanish\", \"injector\": \"link_down\", "
+		 "\"target\": {\"netdev\": \"gone0\", \"ifindex\": 4242, \"device\": null, "
+		 "\"port\": null, \"rail\": null}, \"params\": {}, \"snapshot\": {\"up\": "
+		 "true}, \"duration_ms\": 0, \"lease_ms\": 0, \"recorded_at_ns\": 1}");
+	strcpy(a.policy.allow[a.policy.nr_allow++], "gone0");
+	a.policy.max_concurrent = 1;
+
+	assert_int_equal(agent_faults_replay(&a), 1);
+	assert_int_equal(count(""), 0);
+	assert_true(got_event("fault journal_revert verified"));
+	assert_true(got_event("agent fault vanish (link_down on gone0): gone0 (ifindex 0) no "
+			      "longer exists"));
+	faults(ids, sizeof(ids), why, sizeof(why));
+	assert_string_equal(ids, "");
+
+	/* Its slot is free; a fault whose revert keeps failing can be dropped by hand. */
+	json_decref(ok("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"held\", "
+		       "\"injector\": \"link_down\", \"target\": {\"netdev\": \"lo\"}}"));
+	k.change_err = -NLE_PERM;
+	json_decref(request("{\"id\": 2, \"op\": \"revert\", \"fault_id\": \"held\"}"));
+	faults(ids, sizeof(ids), why, sizeof(why));
+	assert_string_equal(ids, "held");
+	refused("{\"id\": 3, \"op\": \"drop\", \"fault_id\": \"nope\"}", ENOENT,
+		"drop: fault nope: not active here");
+	resp = ok("{\"id\": 4, \"op\": \"drop\", \"fault_id\": \"held\"}");
+	res = json_object_get(resp, "result");
+	assert_true(json_is_true(json_object_get(res, "dropped")));
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(res, "retired")), "check lo by hand"));
+	json_decref(resp);
+	assert_false(k.up); /* dropped, not reverted */
+	assert_int_equal(count(""), 0);
+	faults(ids, sizeof(ids), why, sizeof(why));
+	assert_string_equal(ids, "");
+	k.change_err = 0;
+	k.up = true;
+	json_decref(ok("{\"id\": 5, \"op\": \"inject\", \"fault_id\": \"next\", "
+		       "\"injector\": \"link_down\", \"target\": {\"netdev\": \"lo\"}}"));
+	assert_true(agent_faults_shutdown(&a));
+	a.policy.max_concurrent = 0;
+	a.policy.nr_allow--;
+}
+
 static void test_unusable_records_set_aside(void **state)
 {
 	struct inj_fault f;
@@ -803,6 +859,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_replay_reverts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_replay_obeys_policy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_replay_failure_stays_open, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_vanished_or_dropped_faults_retired, setup,
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_unusable_records_set_aside, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_special_files_set_aside, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lease_expires, setup, teardown),
