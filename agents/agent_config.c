@@ -262,6 +262,7 @@ int agent_config_apply(struct agent_policy *p, const struct agent_policy *file, 
 		       size_t errlen)
 {
 	char ctl[48];
+	bool alias;
 	unsigned int i;
 
 	snprintf(p->file, sizeof(p->file), "%s", file->file);
@@ -290,19 +291,22 @@ int agent_config_apply(struct agent_policy *p, const struct agent_policy *file, 
 	if (!p->control_if[0] || (!p->allow_line && !p->control_if_line))
 		return 0; /* both from the command line: agent_opts_parse checked them */
 	for (i = 0; i < p->nr_allow; i++)
-		if (!strcmp(p->allow[i], p->control_if))
+		if (agent_policy_same_netdev(p->allow[i], p->control_if))
 			break;
 	if (i == p->nr_allow)
 		return 0;
+	alias = strcmp(p->allow[i], p->control_if);
 	if (p->allow_line) {
 		if (p->control_if_line)
 			snprintf(ctl, sizeof(ctl), "control_if, line %u", p->control_if_line);
 		else
 			snprintf(ctl, sizeof(ctl), "--control-if");
 		snprintf(err, errlen,
-			 "%s:%u: netdevs: %s is the control interface (%s), which the agent "
-			 "never faults; remove it from one of the two",
-			 p->file, p->allow_line, p->control_if, ctl);
+			 "%s:%u: netdevs: %s is the control interface%s%s%s (%s), which the "
+			 "agent never faults; remove it from one of the two",
+			 p->file, p->allow_line, p->allow[i], alias ? " " : "",
+			 alias ? p->control_if : "", alias ? " under another of its names" : "",
+			 ctl);
 	} else {
 		snprintf(err, errlen,
 			 "%s:%u: control_if: %s is in --allow-if, and the agent never faults its "

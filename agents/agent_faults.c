@@ -81,8 +81,10 @@ static struct agent_fault *agent_fault_on(struct agent *a, const struct inj_targ
 	{
 		struct agent_fault *af = agent_list_entry(pos, struct agent_fault, node);
 
-		if (af->active && ((t->netdev[0] && !strcmp(af->f.target.netdev, t->netdev)) ||
-				   (t->workload[0] && !strcmp(af->f.target.workload, t->workload))))
+		if (af->active &&
+		    ((t->netdev[0] && (!strcmp(af->f.target.netdev, t->netdev) ||
+				       (t->ifindex > 0 && af->f.target.ifindex == t->ifindex))) ||
+		     (t->workload[0] && !strcmp(af->f.target.workload, t->workload))))
 			return af;
 	}
 	return NULL;

@@ -24,6 +24,37 @@ static bool agent_policy_has(const void *base, size_t stride, unsigned int nr, c
 
 #define agent_policy_in(table, nr, name) agent_policy_has(table, sizeof(table[0]), nr, name)
 
+/*
+ * Whether the policy's name (a name or an altname) is the netdev of that name and ifindex
+ * (0: unknown). By identity: a netdev answers to its altnames too (ip link property add dev c0
+ * altname ctl), and a rule written for one of its names holds for all of them.
+ */
+static bool agent_policy_is_if(const char *name, const char *netdev, int ifindex)
+{
+	if (!strcmp(name, netdev))
+		return true;
+	return ifindex > 0 && (int)if_nametoindex(name) == ifindex;
+}
+
+static bool agent_policy_has_if(const void *base, size_t stride, unsigned int nr,
+				const char *netdev, int ifindex)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		if (agent_policy_is_if((const char *)base + i * stride, netdev, ifindex))
+			return true;
+	return false;
+}
+
+#define agent_policy_if_in(table, nr, netdev, ifindex)                                             \
+	agent_policy_has_if(table, sizeof(table[0]), nr, netdev, ifindex)
+
+bool agent_policy_same_netdev(const char *a, const char *b)
+{
+	return agent_policy_is_if(a, b, (int)if_nametoindex(b));
+}
+
 int agent_policy_add_carrier(struct agent_policy *p, const char *ifname)
 {
 	if (!ifname || !*ifname || agent_policy_in(p->carriers, p->nr_carriers, ifname))
@@ -57,12 +88,14 @@ static int agent_policy_refuse(const struct agent_policy *p, unsigned int line, 
 
 /* Rules 2 and 3 for netdev, which carries RDMA device `device` ("" or NULL: none known). */
 static int agent_policy_check_target(const struct agent_policy *p, const char *who,
-				     const char *netdev, const char *device, char *err,
+				     const char *netdev, int ifindex, const char *device, char *err,
 				     size_t errlen)
 {
 	bool has_dev = device && device[0];
 
-	if (p->control_if[0] && !strcmp(p->control_if, netdev)) {
+	if (ifindex <= 0)
+		ifindex = (int)if_nametoindex(netdev);
+	if (p->control_if[0] && agent_policy_is_if(p->control_if, netdev, ifindex)) {
 		if (p->control_if_line)
 			snprintf(err, errlen,
 				 "%s: %s: refused: it is the agent's control interface (control_if "
@@ -75,12 +108,12 @@ static int agent_policy_check_target(const struct agent_policy *p, const char *w
 				 who, netdev);
 		return -EPERM;
 	}
-	if (agent_policy_in(p->carriers, p->nr_carriers, netdev)) {
+	if (agent_policy_if_in(p->carriers, p->nr_carriers, netdev, ifindex)) {
 		snprintf(err, errlen, "%s: %s: refused: carries the agent's control connection",
 			 who, netdev);
 		return -EPERM;
 	}
-	if (agent_policy_in(p->allow, p->nr_allow, netdev) ||
+	if (agent_policy_if_in(p->allow, p->nr_allow, netdev, ifindex) ||
 	    (has_dev && agent_policy_in(p->devices, p->nr_devices, device)))
 		return 0;
 	if (p->allow_line && p->devices_line) {
@@ -124,7 +157,7 @@ static int agent_policy_check_target(const struct agent_policy *p, const char *w
 int agent_policy_check(const struct agent_policy *p, const char *who, const char *netdev, char *err,
 		       size_t errlen)
 {
-	return agent_policy_check_target(p, who, netdev, NULL, err, errlen);
+	return agent_policy_check_target(p, who, netdev, 0, NULL, err, errlen);
 }
 
 /* pfc.max_duration: a PFC storm must end, and within the cap (pfc_storm only). */
@@ -178,7 +211,8 @@ int agent_policy_check_replay(const struct agent_policy *p, const char *injector
 	/* A process target alone names nothing of the node's; its netdev, if any, is checked. */
 	if (t->workload[0] && !t->netdev[0])
 		return 0;
-	return agent_policy_check_target(p, injector, t->netdev, t->device, err, errlen);
+	return agent_policy_check_target(p, injector, t->netdev, t->ifindex, t->device, err,
+					 errlen);
 }
 
 int agent_policy_check_inject(const struct agent_policy *p, const char *injector,
@@ -199,7 +233,8 @@ int agent_policy_check_inject(const struct agent_policy *p, const char *injector
 		return -EPERM;
 	}
 	if (!t->workload[0] || t->netdev[0]) {
-		ret = agent_policy_check_target(p, injector, t->netdev, t->device, err, errlen);
+		ret = agent_policy_check_target(p, injector, t->netdev, t->ifindex, t->device, err,
+						errlen);
 		if (ret)
 			return ret;
 	}

@@ -68,6 +68,12 @@ struct agent_policy {
 int agent_policy_add_carrier(struct agent_policy *p, const char *ifname);
 
 /*
+ * Whether names a and b are one netdev: the same name, or b's ifindex answers to a (a netdev's
+ * altnames resolve to it). Names that resolve to nothing compare as strings.
+ */
+bool agent_policy_same_netdev(const char *a, const char *b);
+
+/*
  * 0 when `who` (an injector name, for the message) may fault netdev, else
  * -EPERM and a sentence in err such as
  * "link_down: eth0: refused: carries the agent's control connection".

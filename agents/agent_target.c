@@ -106,6 +106,23 @@ static int agent_target_rail(const struct agent_opts *o, const char *who, const 
 	return 0;
 }
 
+/*
+ * Names t's netdev by identity: its ifindex, and its primary name when it was given by an
+ * altname (ip link property add dev rail0 altname r0), so that the policy and the one fault
+ * per netdev rule see one netdev under one name. A name that resolves to nothing stays as
+ * given (ifindex 0): the policy still judges it, and the inject then fails (ENODEV).
+ */
+static void agent_target_identify(struct inj_target *t)
+{
+	char name[IF_NAMESIZE];
+	unsigned int idx = if_nametoindex(t->netdev);
+
+	if (!idx || !if_indextoname(idx, name))
+		return;
+	t->ifindex = (int)idx;
+	strcpy(t->netdev, name);
+}
+
 /* Parses target into t; workload targets only when `workloads` (their process is the caller's). */
 static int agent_target_parse(const struct agent_opts *o, const char *who, const json_t *target,
 			      bool workloads, struct inj_target *t, char *err, size_t errlen)
@@ -150,6 +167,8 @@ static int agent_target_parse(const struct agent_opts *o, const char *who, const
 			return 0;
 		ret = agent_target_rail(o, who, rail, t, err, errlen);
 		if (!ret)
+			agent_target_identify(t);
+		if (!ret)
 			agent_ib_device_of(t->netdev, t->device, sizeof(t->device), &t->port);
 		return ret;
 	}
@@ -166,6 +185,9 @@ static int agent_target_parse(const struct agent_opts *o, const char *who, const
 		ret = agent_target_rail(o, who, rail, t, err, errlen);
 	if (ret)
 		return ret;
+	if (t->rail < 0)
+		t->rail = agent_rail_of(o, t->netdev);
+	agent_target_identify(t);
 	if (t->rail < 0)
 		t->rail = agent_rail_of(o, t->netdev);
 	if (!t->device[0])

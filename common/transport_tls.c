@@ -283,6 +283,7 @@ static ssize_t rc_tls_recv(struct rc_transport *t, void *buf, size_t len)
 		return x->failed;
 	x->want_write = false;
 	ERR_clear_error();
+	errno = 0; /* SSL_ERROR_SYSCALL at EOF leaves errno as it was */
 	r = SSL_read_ex(x->ssl, buf, len, &n);
 	rc_tls_update(x);
 	return r == 1 ? (ssize_t)n : rc_tls_io_error(x, r, true);
@@ -297,6 +298,7 @@ static ssize_t rc_tls_send(struct rc_transport *t, const void *buf, size_t len)
 	if (x->failed)
 		return x->failed;
 	ERR_clear_error();
+	errno = 0; /* SSL_ERROR_SYSCALL at EOF leaves errno as it was */
 	r = SSL_write_ex(x->ssl, buf, len, &n);
 	rc_tls_update(x);
 	return r == 1 ? (ssize_t)n : rc_tls_io_error(x, r, false);
@@ -326,6 +328,7 @@ static int rc_tls_flush(struct rc_transport *t)
 	if (x->established && !SSL_in_init(x->ssl))
 		return 0;
 	ERR_clear_error();
+	errno = 0; /* SSL_ERROR_SYSCALL at EOF leaves errno as it was */
 	r = SSL_do_handshake(x->ssl);
 	rc_tls_update(x);
 	if (r == 1)
@@ -333,6 +336,9 @@ static int rc_tls_flush(struct rc_transport *t)
 	r = rc_tls_io_error(x, r, false);
 	return r == -EAGAIN ? 0 : r;
 }
+
+/* What a close after a refusal reads away at most: a peer's last flight is a few KiB. */
+#define RC_TLS_DRAIN_MAX (64 * 1024)
 
 static void rc_tls_close(struct rc_transport *t)
 {
@@ -351,11 +357,17 @@ static void rc_tls_close(struct rc_transport *t)
 		 * After a refusal the peer's last flight is often still unread here:
 		 * closing over unread bytes sends a reset, which can overtake our
 		 * alert and leave the peer with "connection reset" instead of the
-		 * cause. Read them away first (never waiting).
+		 * cause. Read them away first, never waiting and at most
+		 * RC_TLS_DRAIN_MAX bytes: a peer that keeps sending must not hold the
+		 * caller's loop (the agent's one thread, its lease timers).
 		 */
+		size_t drained = 0;
+		ssize_t n;
+
 		shutdown(t->fd, SHUT_WR);
-		while (recv(t->fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
-			;
+		while (drained < RC_TLS_DRAIN_MAX &&
+		       (n = recv(t->fd, sink, sizeof(sink), MSG_DONTWAIT)) > 0)
+			drained += (size_t)n;
 	}
 	if (t->fd >= 0)
 		close(t->fd);
@@ -443,6 +455,7 @@ int rc_tls_client(struct rc_tls_ctx *ctx, int fd, const char *const *names, unsi
 
 		ERR_clear_error();
 		x->confirming = x->established;
+		errno = 0; /* SSL_ERROR_SYSCALL at EOF leaves errno as it was */
 		if (!x->established)
 			r = SSL_do_handshake(x->ssl);
 		else

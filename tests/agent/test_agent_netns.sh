@@ -116,6 +116,11 @@ for pair in "v0 v1" "v2 v3"; do
 	nsx ip link set "$1" up
 	nsx ip link set "$2" up
 done
+# Altnames (issue 13): a netdev answers to them too, and the policy must see through them.
+for dev in v0 v1; do
+	nsx ip link property add dev "$dev" altname "${dev}alt" 2> "$tmp/err" ||
+		{ echo "FAIL: ip link property add dev $dev altname ${dev}alt: $(cat "$tmp/err")"; exit 1; }
+done
 
 # The agent runs from a folder of its own, next to a fake rdmachaos-stream.
 mkdir -p "$tmp/bin"
@@ -140,6 +145,14 @@ if [ $rc = 2 ] && grep -q -- "--allow-if v1: v1 is the --control-if" "$tmp/out";
 	ok "control interface in --allow-if refused at start (exit 2)"
 else
 	bad "control interface in --allow-if" "exit $rc"
+fi
+
+nsx timeout 10 "$agent_bin" --name t --listen 127.0.0.1:1 --control-if v1 --allow-if v0,v1alt > "$tmp/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && grep -q -- "--allow-if v1alt: v1alt is the --control-if v1 under another of its names" "$tmp/out"; then
+	ok "the control interface's altname in --allow-if refused at start (exit 2)"
+else
+	bad "control interface's altname in --allow-if" "exit $rc: $(head -n 1 "$tmp/out")"
 fi
 
 start_agent --control-if v1 --allow-if v0,lo --rail-map v2,v0 || { echo "agent netns: $pass passed, $((fail + 1)) failed"; exit 1; }
@@ -215,6 +228,15 @@ call '{"op": "inject", "fault_id": "p2", "injector": "link_down", "target": {"ne
 check "interface carrying the connection refused" 'not r["ok"] and r["error"] == "link_down: lo: refused: carries the agent'"'"'s control connection"'
 call '{"op": "inject", "fault_id": "p3", "injector": "port_flap", "target": {"netdev": "v1"}, "params": {"count": 1, "down_ms": 10, "up_ms": 10}}'
 check "--control-if refused" 'not r["ok"] and "v1: refused: it is the agent'"'"'s control interface" in r["error"]'
+call '{"op": "inject", "fault_id": "p5", "injector": "link_down", "target": {"netdev": "v1alt"}}'
+check "--control-if refused under its altname" 'not r["ok"] and r["errno"] == 1 and "v1: refused: it is the agent'"'"'s control interface" in r["error"]'
+call '{"op": "inject", "fault_id": "a1", "injector": "link_down", "target": {"netdev": "v0"}}'
+check "inject on v0 (altname v0alt)" 'r["ok"]'
+call '{"op": "inject", "fault_id": "a2", "injector": "link_down", "target": {"netdev": "v0alt"}}'
+check "second fault on v0 under its altname refused: busy" 'not r["ok"] and r["errno"] == 16 and "busy: fault a1" in r["error"]'
+call '{"op": "revert", "fault_id": "a1"}'
+check "the fault on v0 reverts" 'r["ok"] and res["verified"]'
+link_check "v0 up after the altname checks" v0 up
 link_check "refused targets untouched (lo)" lo up
 link_check "refused targets untouched (v1)" v1 up
 link_check "refused targets untouched (v2)" v2 up

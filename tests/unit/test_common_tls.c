@@ -308,6 +308,49 @@ static void test_client_of_another_ca(void **state)
 		   "certificate verify failed: unable to get local issuer certificate");
 }
 
+/*
+ * recv() as a peer that never stops sending would make it, while `flood` is set: every
+ * non-blocking read returns a full buffer (until a cap, so that a regression fails instead of
+ * hanging).
+ */
+static volatile int flood;
+static volatile long flood_reads;
+ssize_t __real_recv(int fd, void *buf, size_t len, int flags);
+ssize_t __wrap_recv(int fd, void *buf, size_t len, int flags);
+
+ssize_t __wrap_recv(int fd, void *buf, size_t len, int flags)
+{
+	if (!flood || !(flags & MSG_DONTWAIT))
+		return __real_recv(fd, buf, len, flags);
+	if (__atomic_add_fetch(&flood_reads, 1, __ATOMIC_SEQ_CST) > 100000) {
+		errno = EAGAIN;
+		return -1;
+	}
+	memset(buf, 'x', len);
+	return (ssize_t)len;
+}
+
+/*
+ * Issue 13: after a refused handshake the close read the socket away until it was empty; a
+ * peer that keeps sending held the caller (the agent's one loop thread) for as long as it
+ * liked. Both sides' closes read a bounded amount.
+ */
+static void test_refusal_drain_bounded(void **state)
+{
+	struct pair p;
+	char err[512];
+
+	flood_reads = 0;
+	flood = 1;
+	assert_int_equal(handshake("ca1", "coordinator-ca2", "node-a", "ca1", "node-a",
+				   "coordinator", &p, err, sizeof(err)),
+			 -EACCES);
+	flood = 0;
+	if (flood_reads > 64)
+		fail_msg("the closes after a refusal read %ld times from a peer that kept sending",
+			 (long)flood_reads);
+}
+
 static void test_server_of_another_ca(void **state)
 {
 	struct pair p;
@@ -565,6 +608,7 @@ int main(void)
 	    cmocka_unit_test(test_mutual_round_trip),
 	    cmocka_unit_test(test_client_without_cert),
 	    cmocka_unit_test(test_client_of_another_ca),
+	    cmocka_unit_test(test_refusal_drain_bounded),
 	    cmocka_unit_test(test_server_of_another_ca),
 	    cmocka_unit_test(test_expired_server),
 	    cmocka_unit_test(test_expired_client),
