@@ -49,6 +49,16 @@
 #define AGENT_MAX_RAILS 64
 #define AGENT_MAX_PEERS 8
 #define AGENT_TLS_HANDSHAKE_MS 10000
+/*
+ * Connection caps (agents/agent_server.c): at most AGENT_MAX_HANDSHAKES connections still in
+ * their TLS handshake (a new one evicts the oldest), at most AGENT_MAX_CLIENTS open in all (a
+ * new one beyond is closed at once). Out of file descriptors, the agent accepts and closes
+ * through a reserved one, and retries every AGENT_ACCEPT_RETRY_MS, so that a full listen
+ * queue never wedges it.
+ */
+#define AGENT_MAX_HANDSHAKES 32
+#define AGENT_MAX_CLIENTS 128
+#define AGENT_ACCEPT_RETRY_MS 100
 #define AGENT_PROTO 1
 
 struct agent_opts {
@@ -117,6 +127,12 @@ struct agent {
 	uint64_t last_serial; /* of the latest coordinator connection */
 	int listen_fd;
 	struct agent_poll listen_poll;
+	int reserve_fd;			 /* /dev/null, given up to shed a connection at EMFILE */
+	struct agent_timer accept_retry; /* accept again, no wake-up needed */
+	uint64_t shed;			 /* connections closed unserved since the last log line */
+	uint64_t shed_total;
+	uint64_t shed_logged_ns;
+	const char *shed_why;
 	struct rc_tls_ctx *tls; /* coordinator connections; NULL with --insecure-plaintext */
 	int sig_fd;
 	struct agent_poll sig_poll;

@@ -14,6 +14,7 @@ void agent_init(struct agent *a, const struct agent_opts *o)
 	agent_list_init(&a->faults);
 	agent_list_init(&a->workloads);
 	a->listen_fd = -1;
+	a->reserve_fd = -1;
 	a->sig_fd = -1;
 	agent_audit_init(&a->audit);
 	agent_journal_init(&a->journal);

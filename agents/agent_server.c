@@ -5,6 +5,7 @@
  * and events out), and the fan-out of events to every subscribed connection.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -255,6 +256,118 @@ static void agent_client_accept(struct agent *a, int fd)
 		agent_client_close(cl, strerror(-ret));
 }
 
+/*
+ * Counts a connection closed unserved, and says so at most once a second (a flood must not
+ * flood the log): how many, and why the last one was.
+ */
+static void agent_shed(struct agent *a, const char *why)
+{
+	uint64_t now = rc_now_ns();
+
+	a->shed++;
+	a->shed_total++;
+	a->shed_why = why;
+	if (now - a->shed_logged_ns < RC_NSEC_PER_SEC)
+		return;
+	rc_warn("listen: shedding connections: %llu closed unserved since the last report "
+		"(%llu in all), the last because %s",
+		(unsigned long long)a->shed, (unsigned long long)a->shed_total, why);
+	a->shed = 0;
+	a->shed_logged_ns = now;
+}
+
+/* Out of descriptors: the reserved one makes room to accept one connection and close it. */
+static bool agent_shed_one(struct agent *a, const char *why)
+{
+	int fd;
+
+	if (a->reserve_fd < 0)
+		return false;
+	close(a->reserve_fd);
+	fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		agent_shed(a, why);
+	}
+	a->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return fd >= 0;
+}
+
+/* Makes room for one more handshake: the oldest one still shaking hands goes. */
+static bool agent_room_to_shake(struct agent *a)
+{
+	struct agent_client *oldest = NULL;
+	struct agent_list *pos, *tmp;
+	unsigned int open = 0, shaking = 0;
+
+	agent_list_for_each_safe(pos, tmp, &a->clients)
+	{
+		struct agent_client *cl = agent_list_entry(pos, struct agent_client, node);
+
+		open++;
+		if (cl->tls_timer.pending) {
+			shaking++;
+			if (!oldest)
+				oldest = cl; /* the list is in accept order */
+		}
+	}
+	if (oldest && (shaking >= AGENT_MAX_HANDSHAKES || open >= AGENT_MAX_CLIENTS)) {
+		agent_shed(a, "a cap was reached (the oldest handshake made room)");
+		agent_client_close(oldest, "evicted: too many connections at once, its TLS "
+					   "handshake the oldest");
+		return true;
+	}
+	return open < AGENT_MAX_CLIENTS;
+}
+
+static void agent_accept_retry(struct agent_timer *t);
+
+static void agent_accept_all(struct agent *a)
+{
+	for (;;) {
+		int fd = accept4(a->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			int e = errno;
+
+			if (e == ECONNABORTED || e == EINTR)
+				continue;
+			if (e == EAGAIN || e == EWOULDBLOCK)
+				return;
+			if ((e == EMFILE || e == ENFILE) &&
+			    agent_shed_one(a, "the agent is out of file descriptors"))
+				continue;
+			/*
+			 * The queue may stay full, and a full queue brings no new wake-up:
+			 * try again soon whatever happened.
+			 */
+			if (!a->accept_retry.pending) {
+				rc_warn("listen: accept: %s; retrying every %d ms", strerror(e),
+					AGENT_ACCEPT_RETRY_MS);
+				a->accept_retry.fire = agent_accept_retry;
+				agent_timer_set(&a->loop, &a->accept_retry,
+						rc_now_ns() +
+						    AGENT_ACCEPT_RETRY_MS * RC_NSEC_PER_MSEC);
+			}
+			return;
+		}
+		if (!agent_room_to_shake(a)) {
+			close(fd);
+			agent_shed(a, "the connection cap was reached");
+			continue;
+		}
+		agent_client_accept(a, fd);
+	}
+}
+
+static void agent_accept_retry(struct agent_timer *t)
+{
+	struct agent *a = agent_container_of(t, struct agent, accept_retry);
+
+	if (a->listen_fd >= 0)
+		agent_accept_all(a);
+}
+
 static void agent_listen_ready(struct agent_poll *p, int res)
 {
 	struct agent *a = agent_container_of(p, struct agent, listen_poll);
@@ -263,19 +376,7 @@ static void agent_listen_ready(struct agent_poll *p, int res)
 		rc_err("listen: poll: %s", strerror(-res));
 		return;
 	}
-	for (;;) {
-		int fd = accept4(a->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-			    errno != ECONNABORTED)
-				rc_warn("listen: accept: %s", strerror(errno));
-			if (errno == ECONNABORTED || errno == EINTR)
-				continue;
-			return;
-		}
-		agent_client_accept(a, fd);
-	}
+	agent_accept_all(a);
 }
 
 /* The TLS context from --tls-dir and the --tls-* files; nothing with --insecure-plaintext. */
@@ -339,6 +440,11 @@ int agent_server_start(struct agent *a)
 		rc_err("--listen %s:%u: %s", host, a->opts.listen_port, strerror(-ret));
 		return ret;
 	}
+	a->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (a->reserve_fd < 0)
+		rc_warn("listen: no reserved descriptor (/dev/null: %s): out of descriptors, "
+			"connections wait for the retry timer",
+			strerror(errno));
 	agent_poll_init(&a->listen_poll, &a->loop, a->listen_fd, POLLIN, false, agent_listen_ready,
 			NULL);
 	return agent_poll_arm(&a->listen_poll);
@@ -355,9 +461,13 @@ void agent_server_stop(struct agent *a)
 		rc_conn_flush(&cl->conn); /* best effort: the last events and responses */
 		agent_client_close(cl, "agent stopping");
 	}
+	agent_timer_cancel(&a->accept_retry);
 	if (a->listen_fd >= 0)
 		close(a->listen_fd);
 	a->listen_fd = -1;
+	if (a->reserve_fd >= 0)
+		close(a->reserve_fd);
+	a->reserve_fd = -1;
 	rc_tls_ctx_free(a->tls); /* connections still closing hold their own reference */
 	a->tls = NULL;
 }

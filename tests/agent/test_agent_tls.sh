@@ -184,6 +184,51 @@ fi
 grep -q "closed: no TLS handshake within 10000 ms" "$tmp/agent.log" &&
 	ok "agent log: no TLS handshake within 10000 ms" || bad "agent log" "no handshake deadline line"
 
+# Issue 13: a flood of connections that never finish their handshake, on an agent short of file
+# descriptors, filled its listen queue for good (accept4 EMFILE, then no wake-up ever again).
+# Now it sheds them (a reserved descriptor, a handshake cap, a retry timer), says so, and serves
+# a coordinator once the flood is gone.
+flood_conns() { # PORT N: N connections, each sending the first bytes of a TLS record, then closed
+	python3 - "$1" "$2" << 'PY'
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+socks = []
+for _ in range(n):
+    s = socket.socket()
+    s.setblocking(False)
+    s.connect_ex(("127.0.0.1", port))
+    socks.append(s)
+    time.sleep(0.002)
+time.sleep(1)
+sent = 0
+for s in socks:
+    try:
+        sent += s.send(b"\x16\x03\x01") > 0
+    except OSError:
+        pass
+time.sleep(1)
+for s in socks:
+    s.close()
+print(sent)
+PY
+}
+port=$(free_port)
+(ulimit -n 40 && exec "$agent_bin" --name t --listen "127.0.0.1:$port" --log-file "$tmp/agent-flood.log" \
+	--state-dir "$tmp/state-flood" --audit-log none --tls-dir "$pki") &
+flood_pid=$!
+pids+=("$flood_pid")
+for _ in $(seq 50); do
+	[ -n "$(ss -Hltn "sport = :$port" 2> /dev/null)" ] && break
+	sleep 0.1
+done
+sent=$(flood_conns "$port" 400)
+expect "after a flood of $sent connections on an agent with 40 descriptors: a request answered" \
+	0 '"ok":true' timeout 30 "$coord" call "127.0.0.1:$port" '{"op": "time"}'
+grep -q "listen: shedding connections" "$tmp/agent-flood.log" &&
+	ok "agent log: it said it shed connections" ||
+	bad "agent log" "no 'shedding connections' line in $tmp/agent-flood.log"
+kill -TERM "$flood_pid"
+
 # An agent whose own certificate has expired: the coordinator says so, naming it.
 start_agent old "$tmp/agent-old.log" --tls-dir "$pki" || bad "agent with an expired certificate" "did not start"
 expect "coordinator refuses an agent with an expired certificate" 1 \
