@@ -388,6 +388,9 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 		snprintf(err, errlen, "inject: injector \"%s\": unknown (known: %s)", name, known);
 		return -ENOENT;
 	}
+	ret = agent_policy_check_injector(&a->policy, (*inj)->name, err, errlen);
+	if (ret)
+		return ret;
 	other = agent_fault_find(a, fault_id);
 	if (other && other->active) {
 		snprintf(err, errlen, "inject: fault %s: already active on %s (revert it first)",

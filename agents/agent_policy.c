@@ -202,12 +202,22 @@ int agent_policy_check_params(const struct agent_policy *p, const char *injector
 	return 0;
 }
 
-int agent_policy_check_replay(const struct agent_policy *p, const char *injector,
-			      const struct inj_target *t, char *err, size_t errlen)
+int agent_policy_check_injector(const struct agent_policy *p, const char *injector, char *err,
+				size_t errlen)
 {
 	if (p->injectors_line && !agent_policy_in(p->injectors, p->nr_injectors, injector))
 		return agent_policy_refuse(p, p->injectors_line, injector, NULL, err, errlen,
 					   "injectors does not list %s", injector);
+	return 0;
+}
+
+int agent_policy_check_replay(const struct agent_policy *p, const char *injector,
+			      const struct inj_target *t, char *err, size_t errlen)
+{
+	int ret = agent_policy_check_injector(p, injector, err, errlen);
+
+	if (ret)
+		return ret;
 	/* A process target alone names nothing of the node's; its netdev, if any, is checked. */
 	if (t->workload[0] && !t->netdev[0])
 		return 0;

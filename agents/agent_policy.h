@@ -94,6 +94,14 @@ int agent_policy_check_inject(const struct agent_policy *p, const char *injector
 			      char *err, size_t errlen);
 
 /*
+ * Whether the policy file's `injectors` lets injector run at all: 0, or -EPERM and a sentence.
+ * Checked first, before the request's params: a forbidden injector is refused as such, whatever
+ * its parameters.
+ */
+int agent_policy_check_injector(const struct agent_policy *p, const char *injector, char *err,
+				size_t errlen);
+
+/*
  * The rules a journal record must pass before the agent replays it (reverts
  * what a dead agent left): the injector allow-list and the target rules of
  * an inject (never the control interface or a carrier, only what the allow

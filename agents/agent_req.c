@@ -155,7 +155,7 @@ static void agent_field_expect(const struct agent_field *f, char *buf, size_t le
 {
 	switch (f->type) {
 	case AGENT_F_STRING:
-		snprintf(buf, len, "a string of %lld..%lld characters", (long long)f->min,
+		snprintf(buf, len, "a string of %lld..%lld bytes", (long long)f->min,
 			 (long long)f->max);
 		break;
 	case AGENT_F_INT:

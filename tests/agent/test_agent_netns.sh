@@ -359,7 +359,7 @@ cat > "$tmp/agent.yaml" << 'EOF'
 # the netns test's policy
 injectors: [link_down]
 netdevs: [v0, v2, v3]
-max_fault_duration: 10s
+max_fault_duration: 2m
 max_concurrent_faults: 2
 pfc: {max_rate_fps: 1000, max_duration: 60s}
 control_if: v1
@@ -369,19 +369,19 @@ audit=$tmp/audit-policy.jsonl
 start_agent --config "$cfg" --audit-log "$audit" || bad "agent start with --config" "see its log"
 call '{"op": "inject", "fault_id": "c1", "injector": "port_flap", "target": {"netdev": "v0"}, "params": {"count": 1, "down_ms": 10, "up_ms": 10}, "duration_ms": 1000}'
 check "policy file: injector not listed refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "inject: port_flap: refused by policy '"$cfg"':2: injectors does not list port_flap"'
-call '{"op": "inject", "fault_id": "c2", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 60000}'
-check "policy file: duration over max_fault_duration refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "inject: link_down: refused by policy '"$cfg"':4: duration_ms 60000 is over max_fault_duration 10s (10000 ms)"'
+call '{"op": "inject", "fault_id": "c2", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 180000}'
+check "policy file: duration over max_fault_duration refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "inject: link_down: refused by policy '"$cfg"':4: duration_ms 180000 is over max_fault_duration 2m (120000 ms)"'
 call '{"op": "inject", "fault_id": "c3", "injector": "link_down", "target": {"netdev": "v0"}}'
-check "policy file: no duration refused under max_fault_duration" 'not r["ok"] and r["errno"] == 1 and "duration_ms 0 (until reverted) is not allowed under max_fault_duration 10s" in r["error"]'
+check "policy file: no duration refused under max_fault_duration" 'not r["ok"] and r["errno"] == 1 and "duration_ms 0 (until reverted) is not allowed under max_fault_duration 2m" in r["error"]'
 call '{"op": "inject", "fault_id": "c4", "injector": "link_down", "target": {"netdev": "v1"}, "duration_ms": 1000}'
 check "policy file: its control_if refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "link_down: v1: refused: it is the agent'"'"'s control interface (control_if in '"$cfg"':7)"'
 link_check "refused by policy: v0 untouched" v0 up
 link_check "refused by policy: v1 untouched" v1 up
-call '{"op": "inject", "fault_id": "k1", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 10000}'
+call '{"op": "inject", "fault_id": "k1", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 120000}'
 check "policy file: first of two concurrent faults" 'r["ok"] and res["netdev"] == "v0"'
-call '{"op": "inject", "fault_id": "k2", "injector": "link_down", "target": {"netdev": "v2"}, "duration_ms": 10000}'
+call '{"op": "inject", "fault_id": "k2", "injector": "link_down", "target": {"netdev": "v2"}, "duration_ms": 120000}'
 check "policy file: second of two concurrent faults" 'r["ok"] and res["netdev"] == "v2"'
-call '{"op": "inject", "fault_id": "k3", "injector": "link_down", "target": {"netdev": "v3"}, "duration_ms": 10000}'
+call '{"op": "inject", "fault_id": "k3", "injector": "link_down", "target": {"netdev": "v3"}, "duration_ms": 120000}'
 check "policy file: third concurrent fault refused" 'not r["ok"] and r["errno"] == 1 and r["error"] == "inject: link_down: refused by policy '"$cfg"':5: max_concurrent_faults is 2 and 2 faults are active (revert one first)"'
 link_check "third concurrent fault: v3 untouched" v3 up
 call '{"op": "revert", "fault_id": "k1"}'

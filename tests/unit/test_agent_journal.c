@@ -666,6 +666,24 @@ static void test_vanished_or_dropped_faults_retired(void **state)
 	a.policy.nr_allow--;
 }
 
+/*
+ * Issue 13: a forbidden injector with bad parameters got EINVAL (its params were checked
+ * first): the policy's injector list comes before anything about the request's params.
+ */
+static void test_forbidden_injector_refused_first(void **state)
+{
+	strcpy(a.policy.file, "p.yaml");
+	strcpy(a.policy.injectors[0], "link_down");
+	a.policy.nr_injectors = 1;
+	a.policy.injectors_line = 3;
+	refused("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"f\", \"injector\": "
+		"\"port_flap\", \"target\": {\"netdev\": \"lo\"}, \"params\": {\"count\": -1}}",
+		EPERM, "refused by policy p.yaml:3: injectors does not list port_flap");
+	assert_true(k.up);
+	a.policy.injectors_line = 0;
+	a.policy.nr_injectors = 0;
+}
+
 static void test_unusable_records_set_aside(void **state)
 {
 	struct inj_fault f;
@@ -861,6 +879,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_replay_failure_stays_open, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_vanished_or_dropped_faults_retired, setup,
 					    teardown),
+	    cmocka_unit_test_setup_teardown(test_forbidden_injector_refused_first, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unusable_records_set_aside, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_special_files_set_aside, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lease_expires, setup, teardown),

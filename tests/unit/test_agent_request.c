@@ -132,10 +132,10 @@ static void test_inject_fields(void **state)
 {
 	refused("{\"id\": 1, \"op\": \"inject\", \"injector\": \"link_down\", \"target\": "
 		"{\"netdev\": \"rc-absent0\"}}",
-		EINVAL, "inject: fault_id: missing (a string of 1..63 characters)");
+		EINVAL, "inject: fault_id: missing (a string of 1..63 bytes)");
 	refused("{\"id\": 1, \"op\": \"inject\", \"fault_id\": 5, \"injector\": \"link_down\", "
 		"\"target\": {\"netdev\": \"rc-absent0\"}}",
-		EINVAL, "inject: fault_id: must be a string of 1..63 characters");
+		EINVAL, "inject: fault_id: must be a string of 1..63 bytes");
 	refused("{\"id\": 1, \"op\": \"inject\", \"fault_id\": "
 		"\"0123456789012345678901234567890123456789012345678901234567890123\", "
 		"\"injector\": \"link_down\", \"target\": {\"netdev\": \"rc-absent0\"}}",
@@ -200,7 +200,7 @@ static void test_revert(void **state)
 
 	refused("{\"id\": 1, \"op\": \"revert\"}", EINVAL, "revert: fault_id: missing");
 	refused("{\"id\": 1, \"op\": \"revert\", \"fault_id\": \"\"}", EINVAL,
-		"revert: fault_id: must be a string of 1..63 characters");
+		"revert: fault_id: must be a string of 1..63 bytes");
 	resp = accepted("{\"id\": 1, \"op\": \"revert\", \"fault_id\": \"never\"}");
 	r = json_object_get(resp, "result");
 	assert_true(json_is_true(json_object_get(r, "already")));
