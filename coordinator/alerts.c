@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <openssl/crypto.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,13 +16,19 @@
 #include "coordinator/alerts.h"
 
 /* A webhook body: Alertmanager batches, but a drill's groups are small. */
-#define ALERTS_MAX_BODY (1024 * 1024)
+#define ALERTS_MAX_BODY (256 * 1024)
+/* Alerts waiting for the drill's loop (it drains them every 100 ms or so). */
+#define ALERTS_MAX_QUEUED 4096
+/* A connection's whole life, headers and body: a slow client is cut off, not waited for. */
+#define ALERTS_CONN_TIMEOUT_S 5
 
 struct alerts {
 	struct MHD_Daemon *mhd;
 	pthread_mutex_t lock;
 	json_t *queue; /* [{"recv_ns": N, "receiver": s, "alert": {...}}], guarded by lock */
-	unsigned int received, refused;
+	size_t queued;
+	unsigned int received, refused, unauthorized, dropped;
+	char auth[ALERTS_MAX_TOKEN + 16]; /* "Bearer TOKEN" */
 };
 
 /* One request's body as it arrives. */
@@ -30,6 +37,22 @@ struct alerts_req {
 	size_t len;
 	bool too_big;
 };
+
+/* The Authorization header against "Bearer TOKEN", in constant time. */
+static bool alerts_authorized(const struct alerts *a, struct MHD_Connection *c)
+{
+	const char *got = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	size_t want = strlen(a->auth);
+
+	return got && strlen(got) == want && !CRYPTO_memcmp(got, a->auth, want);
+}
+
+static void alerts_count(struct alerts *a, unsigned int *counter)
+{
+	pthread_mutex_lock(&a->lock);
+	(*counter)++;
+	pthread_mutex_unlock(&a->lock);
+}
 
 json_t *alerts_event(const json_t *alert, const char *receiver, uint64_t recv_ns, uint64_t t0_ns)
 {
@@ -87,10 +110,16 @@ static bool alerts_take(struct alerts *a, const char *body, size_t len)
 		return false;
 	}
 	pthread_mutex_lock(&a->lock);
-	json_array_foreach(list, i, al)
+	json_array_foreach(list, i, al) {
+		if (a->queued >= ALERTS_MAX_QUEUED) {
+			a->dropped++;
+			continue;
+		}
 		json_array_append_new(a->queue,
 				      json_pack("{s:I,s:s?,s:O}", "recv_ns", (json_int_t)now,
 						"receiver", receiver, "alert", al));
+		a->queued++;
+	}
 	a->received++;
 	pthread_mutex_unlock(&a->lock);
 	json_decref(doc);
@@ -109,6 +138,13 @@ static enum MHD_Result alerts_handle(void *cls, struct MHD_Connection *c, const 
 	if (strcmp(method, "POST"))
 		return alerts_reply(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 				    "rdmachaos: the receiver takes POST (Alertmanager webhook)\n");
+	if (!rq && !alerts_authorized(a, c)) { /* headers only: refused before any body */
+		alerts_count(a, &a->unauthorized);
+		return alerts_reply(
+		    c, MHD_HTTP_UNAUTHORIZED,
+		    "rdmachaos: unauthorized: send Authorization: Bearer TOKEN "
+		    "(Alertmanager: http_config: authorization: credentials_file)\n");
+	}
 	if (!rq) { /* first call: headers only */
 		rq = calloc(1, sizeof(*rq));
 		if (!rq)
@@ -132,12 +168,10 @@ static enum MHD_Result alerts_handle(void *cls, struct MHD_Connection *c, const 
 		return MHD_YES;
 	}
 	if (rq->too_big || !rq->body || !alerts_take(a, rq->body, rq->len)) {
-		pthread_mutex_lock(&a->lock);
-		a->refused++;
-		pthread_mutex_unlock(&a->lock);
+		alerts_count(a, &a->refused);
 		return alerts_reply(c, MHD_HTTP_BAD_REQUEST,
 				    "rdmachaos: not an Alertmanager webhook payload (JSON with "
-				    "\"alerts\": [...], at most 1 MiB)\n");
+				    "\"alerts\": [...], at most 256 KiB)\n");
 	}
 	return alerts_reply(c, MHD_HTTP_OK, "ok\n");
 }
@@ -154,7 +188,7 @@ static void alerts_done(void *cls, struct MHD_Connection *c, void **req_cls,
 	}
 }
 
-int alerts_start(const char *addr, struct alerts **out, char *err, size_t errlen)
+int alerts_start(const char *addr, const char *token, struct alerts **out, char *err, size_t errlen)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET};
 	char host[64];
@@ -177,15 +211,25 @@ int alerts_start(const char *addr, struct alerts **out, char *err, size_t errlen
 		return -EINVAL;
 	}
 	sin.sin_port = htons((uint16_t)port);
+	if (!token || !token[0] || strlen(token) > ALERTS_MAX_TOKEN) {
+		snprintf(err, errlen,
+			 "alert receiver %s: needs a token of 1..%d bytes that Alertmanager sends "
+			 "as Authorization: Bearer TOKEN",
+			 addr, ALERTS_MAX_TOKEN);
+		return -EINVAL;
+	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
+	snprintf(a->auth, sizeof(a->auth), "Bearer %s", token);
 	pthread_mutex_init(&a->lock, NULL);
 	a->queue = json_array();
-	a->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, alerts_handle, a,
-				  MHD_OPTION_SOCK_ADDR, &sin, MHD_OPTION_NOTIFY_COMPLETED,
-				  alerts_done, a, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64, MHD_OPTION_END);
+	a->mhd = MHD_start_daemon(
+	    MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, alerts_handle, a, MHD_OPTION_SOCK_ADDR,
+	    &sin, MHD_OPTION_NOTIFY_COMPLETED, alerts_done, a, MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)ALERTS_CONN_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)64,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
 	if (!a->mhd) {
 		snprintf(err, errlen,
 			 "alert receiver: cannot listen on %s (in use, or not an address of this "
@@ -211,6 +255,7 @@ unsigned int alerts_drain(struct alerts *a, json_t *events, uint64_t t0_ns)
 	pthread_mutex_lock(&a->lock);
 	q = a->queue;
 	a->queue = json_array();
+	a->queued = 0;
 	pthread_mutex_unlock(&a->lock);
 	json_array_foreach(q, i, item) {
 		ev = alerts_event(json_object_get(item, "alert"),
@@ -226,15 +271,46 @@ unsigned int alerts_drain(struct alerts *a, json_t *events, uint64_t t0_ns)
 	return n;
 }
 
-void alerts_counts(struct alerts *a, unsigned int *received, unsigned int *refused)
+void alerts_counts(struct alerts *a, struct alerts_counts *n)
 {
-	*received = *refused = 0;
+	memset(n, 0, sizeof(*n));
 	if (!a)
 		return;
 	pthread_mutex_lock(&a->lock);
-	*received = a->received;
-	*refused = a->refused;
+	n->received = a->received;
+	n->refused = a->refused;
+	n->unauthorized = a->unauthorized;
+	n->dropped = a->dropped;
 	pthread_mutex_unlock(&a->lock);
+}
+
+int alerts_read_token(const char *path, char *token, size_t len, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f) {
+		snprintf(err, errlen, "alert token file %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	n = fread(token, 1, len - 1, f);
+	token[n] = '\0';
+	if (!feof(f)) {
+		fclose(f);
+		snprintf(err, errlen, "alert token file %s: longer than %zu bytes", path, len - 2);
+		return -EINVAL;
+	}
+	fclose(f);
+	while (n && (token[n - 1] == '\n' || token[n - 1] == '\r' || token[n - 1] == ' '))
+		token[--n] = '\0';
+	if (!n || strpbrk(token, " \t\r\n")) {
+		snprintf(err, errlen,
+			 "alert token file %s: want one token on one line (no spaces), as "
+			 "Alertmanager's credentials_file reads it",
+			 path);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void alerts_stop(struct alerts *a)

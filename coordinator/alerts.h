@@ -18,17 +18,37 @@
 
 struct alerts;
 
+/* A bearer token's longest form (Alertmanager's credentials_file holds one). */
+#define ALERTS_MAX_TOKEN 256
+
 /*
- * Listens on addr ("127.0.0.1:17990", "0.0.0.0:17990"). 0 with *out set, or
- * -errno with a sentence in err (a port in use says so).
+ * Listens on addr ("127.0.0.1:17990", "0.0.0.0:17990"). Every request must carry
+ * "Authorization: Bearer TOKEN" (what Alertmanager's webhook http_config sends with
+ * authorization: {type: Bearer, credentials_file: FILE}); others get 401 before their body is
+ * read. Bounded: 256 KiB a body, 4096 alerts queued until the next drain (more are dropped and
+ * counted), 5 s of idleness a connection, 256 connections (64 from one address). 0 with *out
+ * set, or -errno with a sentence in err (a port in use, or no token, says so).
  */
-int alerts_start(const char *addr, struct alerts **out, char *err, size_t errlen);
+int alerts_start(const char *addr, const char *token, struct alerts **out, char *err,
+		 size_t errlen);
+
+/*
+ * Reads a token file (one line; surrounding newline trimmed) into token (len bytes with the
+ * NUL). 0, or -errno with a sentence naming the file.
+ */
+int alerts_read_token(const char *path, char *token, size_t len, char *err, size_t errlen);
 
 /* Appends one event per alert received since the last call to events (a JSON array). */
 unsigned int alerts_drain(struct alerts *a, json_t *events, uint64_t t0_ns);
 
-/* Notifications received, and refused (not JSON, not a webhook payload). */
-void alerts_counts(struct alerts *a, unsigned int *received, unsigned int *refused);
+/*
+ * Notifications received; refused (not JSON, not a webhook payload, too big); unauthorized
+ * (no or a wrong bearer token); alerts dropped because the queue was full.
+ */
+struct alerts_counts {
+	unsigned int received, refused, unauthorized, dropped;
+};
+void alerts_counts(struct alerts *a, struct alerts_counts *n);
 
 void alerts_stop(struct alerts *a);
 

@@ -998,15 +998,21 @@ static bool drill_alerts_settled(struct drill *d)
  */
 static int drill_start_alerts(struct drill *d)
 {
-	const char *addr = d->o->alert_receiver;
-	char err[512];
+	const char *addr = d->o->alert_receiver, *token_file = d->o->alert_token_file;
+	char err[512], token[ALERTS_MAX_TOKEN + 2];
 	int ret;
 
 	if (!addr && d->sc.monitoring == SC_MON_EXTERNAL)
 		addr = d->sc.receiver;
-	if (!addr && d->lab)
-		addr = json_string_value(
-		    json_object_get(json_object_get(d->lab, "monitoring"), "receiver"));
+	if (!token_file && d->sc.receiver_token_file[0])
+		token_file = d->sc.receiver_token_file;
+	if (!addr && d->lab) {
+		const json_t *mon = json_object_get(d->lab, "monitoring");
+
+		addr = json_string_value(json_object_get(mon, "receiver"));
+		if (!token_file)
+			token_file = json_string_value(json_object_get(mon, "token_file"));
+	}
 	if (!addr) {
 		if (d->sc.monitoring == SC_MON_LAB)
 			drill_reason(
@@ -1020,7 +1026,20 @@ static int drill_start_alerts(struct drill *d)
 				     "{receiver: ADDR:PORT}, or run the lab with --monitoring");
 		return d->sc.monitoring == SC_MON_LAB ? -ENOENT : 0;
 	}
-	ret = alerts_start(addr, &d->alerts, err, sizeof(err));
+	if (!token_file) {
+		drill_reason(
+		    d, true,
+		    "alert receiver %s: give --alert-token-file FILE (or monitoring: "
+		    "{receiver: ..., token_file: FILE}): the webhooks must carry its token "
+		    "(Alertmanager: webhook_configs: http_config: authorization: "
+		    "{type: Bearer, credentials_file: FILE}), so that nobody else can "
+		    "post alerts that pass a drill",
+		    addr);
+		return -EINVAL;
+	}
+	ret = alerts_read_token(token_file, token, sizeof(token), err, sizeof(err));
+	if (!ret)
+		ret = alerts_start(addr, token, &d->alerts, err, sizeof(err));
 	if (ret) {
 		drill_reason(d, true, "%s", err);
 		return ret;

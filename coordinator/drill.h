@@ -31,8 +31,9 @@ struct drill_opts {
 	bool have_seed;
 	uint64_t seed;
 	bool quiet;
-	enum prog_mode progress;    /* live status line or plain lines (coordinator/progress.h) */
-	const char *alert_receiver; /* --alert-receiver ADDR:PORT, or NULL */
+	enum prog_mode progress;      /* live status line or plain lines (coordinator/progress.h) */
+	const char *alert_receiver;   /* --alert-receiver ADDR:PORT, or NULL */
+	const char *alert_token_file; /* --alert-token-file FILE, or NULL */
 };
 
 /* Returns an rc_exit code. */

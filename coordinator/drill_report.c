@@ -555,15 +555,18 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 		json_object_set_new(json_object_get(r, "expect"), "alerts", drill_expect_alerts(x));
 	drill_trials(d, r);
 	if (d->alert_report) {
-		unsigned int got, refused;
+		struct alerts_counts n;
+		json_t *al;
 
-		alerts_counts(d->alerts, &got, &refused);
+		alerts_counts(d->alerts, &n);
 		json_object_set_new(r, "alerts", json_deep_copy(d->alert_report));
-		json_object_set_new(json_object_get(r, "alerts"), "receiver",
+		al = json_object_get(r, "alerts");
+		json_object_set_new(al, "receiver",
 				    d->receiver[0] ? json_string(d->receiver) : json_null());
-		json_object_set_new(json_object_get(r, "alerts"), "notifications",
-				    json_integer(got));
-		json_object_set_new(json_object_get(r, "alerts"), "refused", json_integer(refused));
+		json_object_set_new(al, "notifications", json_integer(n.received));
+		json_object_set_new(al, "refused", json_integer(n.refused));
+		json_object_set_new(al, "unauthorized", json_integer(n.unauthorized));
+		json_object_set_new(al, "dropped", json_integer(n.dropped));
 	}
 	json_object_set_new(r, "anomalies", drill_anomalies(d));
 	json_object_set_new(

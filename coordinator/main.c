@@ -31,6 +31,7 @@ static void usage(FILE *f)
 	    "commands:\n"
 	    "  run SCENARIO [--lab] [--out DIR] [--dry-run] [--seed N] [--quiet]\n"
 	    "      [--progress auto|live|plain] [--alert-receiver ADDR:PORT]\n"
+	    "      [--alert-token-file FILE]\n"
 	    "        run a drill; writes report.json, report.md, report.html, junit.xml and\n"
 	    "        events.jsonl into DIR\n"
 	    "        (default runs/<UTC time>-<name>/). --lab runs it in the QEMU Soft-RoCE lab\n"
@@ -41,7 +42,8 @@ static void usage(FILE *f)
 	    "        throughput against the baseline (--progress auto); plain: one line per\n"
 	    "        event and a progress line every 5 s, as in CI logs.\n"
 	    "        --alert-receiver: listen there for Alertmanager's webhooks and check the\n"
-	    "        scenario's expect.alerts (docs/MONITORING.md).\n"
+	    "        scenario's expect.alerts (docs/MONITORING.md); --alert-token-file: the\n"
+	    "        bearer token they must carry (Alertmanager's credentials_file).\n"
 	    "  lab up [--nodes N] [--rails R] [--accel tcg|kvm|auto] | status | exec NODE -- CMD | "
 	    "down\n"
 	    "        the multi-node Soft-RoCE lab (one QEMU guest per node, R rails each)\n"
@@ -90,6 +92,7 @@ enum {
 	OPT_INSECURE,
 	OPT_EVENTS,
 	OPT_PEER,
+	OPT_ALERT_TOKEN,
 };
 
 /* The TLS flags shared by run and call; true when c was one of them. */
@@ -139,6 +142,7 @@ static int cmd_run(int argc, char **argv)
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"progress", required_argument, NULL, 'p'},
 	    {"alert-receiver", required_argument, NULL, 'r'},
+	    {"alert-token-file", required_argument, NULL, OPT_ALERT_TOKEN},
 	    {"help", no_argument, NULL, 'h'},
 	    {"tls-dir", required_argument, NULL, OPT_TLS_DIR},
 	    {"ca", required_argument, NULL, OPT_TLS_CA},
@@ -183,6 +187,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case 'r':
 			o.alert_receiver = optarg;
+			break;
+		case OPT_ALERT_TOKEN:
+			o.alert_token_file = optarg;
 			break;
 		case 'p':
 			if (!strcmp(optarg, "auto")) {

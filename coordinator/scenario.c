@@ -1881,10 +1881,10 @@ static int parse_safety(struct pctx *c, yaml_node_t *m)
 	return st;
 }
 
-/* monitoring: lab | {receiver: "ADDR:PORT"} */
+/* monitoring: lab | {receiver: "ADDR:PORT", token_file: FILE} */
 static int parse_monitoring(struct pctx *c, yaml_node_t *n)
 {
-	static const char *const keys[] = {"receiver", NULL};
+	static const char *const keys[] = {"receiver", "token_file", NULL};
 	struct scenario *sc = c->sc;
 	yaml_node_t *r;
 	int ret;
@@ -1909,12 +1909,16 @@ static int parse_monitoring(struct pctx *c, yaml_node_t *n)
 	if (!(r = yd_map_get(c->d, n, "receiver")))
 		return missing(c, n, "monitoring", "receiver",
 			       "where the coordinator listens for Alertmanager's webhooks, e.g. "
-			       "receiver: 0.0.0.0:17990");
+			       "receiver: 127.0.0.1:17990");
 	if ((ret = yd_get_text(c->d, r, "monitoring.receiver", sc->receiver, sizeof(sc->receiver))))
 		return ret;
 	if (!strchr(sc->receiver, ':'))
 		return yd_fail(c->d, r, "monitoring.receiver", "\"%s\" is not ADDR:PORT",
 			       sc->receiver);
+	if ((r = yd_map_get(c->d, n, "token_file")) &&
+	    (ret = yd_get_text(c->d, r, "monitoring.token_file", sc->receiver_token_file,
+			       sizeof(sc->receiver_token_file))))
+		return ret;
 	sc->monitoring = SC_MON_EXTERNAL;
 	return 0;
 }

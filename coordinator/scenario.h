@@ -203,6 +203,7 @@ struct scenario {
 	char file[512];
 	enum sc_monitoring monitoring;
 	char receiver[64]; /* SC_MON_EXTERNAL: where the coordinator listens for webhooks */
+	char receiver_token_file[4096]; /* monitoring.token_file, "" if not given */
 	char sha256[65];
 	char name[SC_NAME_LEN];
 	char description[512];

@@ -559,8 +559,8 @@ write_state() { # N R
 			"$rails" "$ACCEL" "$KVER" "$FLAVOUR" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
 			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)"
 		if [ -n "$MONITORING" ]; then
-			printf ',"monitoring":{"prometheus":"http://127.0.0.1:%d","alertmanager":"http://127.0.0.1:%d","receiver":"127.0.0.1:%d","metrics":[' \
-				"$(prometheus_port)" "$(alertmanager_port)" "$(receiver_port)"
+			printf ',"monitoring":{"prometheus":"http://127.0.0.1:%d","alertmanager":"http://127.0.0.1:%d","receiver":"127.0.0.1:%d","token_file":%s,"metrics":[' \
+				"$(prometheus_port)" "$(alertmanager_port)" "$(receiver_port)" "$(json_str "$RUN/monitoring/webhook.token")"
 			for ((i = 0; i < n; i++)); do
 				printf '%s"127.0.0.1:%d"' "$([ "$i" -gt 0 ] && echo ,)" "$(metrics_port "$i")"
 			done
@@ -803,6 +803,9 @@ scrape_configs:
     static_configs:
       - targets: [$targets]
 PROM
+	# The receiver trusts only webhooks that carry this token (coordinator/alerts.h).
+	(umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$mon/webhook.token") ||
+		die "up: cannot write $mon/webhook.token"
 	cat >"$mon/alertmanager.yml" <<AM
 # Written by lab/lab.sh up --monitoring: every alert goes to the coordinator's receiver.
 route:
@@ -816,6 +819,10 @@ receivers:
     webhook_configs:
       - url: 'http://127.0.0.1:$(receiver_port)/alerts'
         send_resolved: true
+        http_config:
+          authorization:
+            type: Bearer
+            credentials_file: '$mon/webhook.token'
 AM
 	"$MON_BIN/promtool" check config "$mon/prometheus.yml" >"$mon/check.log" 2>&1 ||
 		{ cat "$mon/check.log" >&2; die "up: the lab's prometheus.yml does not check"; }

@@ -511,10 +511,19 @@ static void md_alerts(FILE *f, const json_t *r)
 	if (!json_is_object(a))
 		return;
 	fputs("## Alerts\n\n", f);
-	if (ru_str(a, "receiver"))
-		fprintf(f, "Notifications received at `%s`: %.0f (refused %.0f).\n\n",
+	if (ru_str(a, "receiver")) {
+		double unauth = ru_num(a, "unauthorized", &v) ? v : 0;
+		double dropped = ru_num(a, "dropped", &v) ? v : 0;
+
+		fprintf(f, "Notifications received at `%s`: %.0f (refused %.0f",
 			ru_str(a, "receiver"), ru_num(a, "notifications", &v) ? v : 0,
 			ru_num(a, "refused", &v) ? v : 0);
+		if (unauth > 0)
+			fprintf(f, "; %.0f without the receiver's token, not trusted", unauth);
+		if (dropped > 0)
+			fprintf(f, "; %.0f alerts dropped, the queue was full", dropped);
+		fputs(").\n\n", f);
+	}
 	if (json_array_size(ru_get(a, "coverage"))) {
 		fputs(
 		    "| Fault | Alert | Fired (after injection) | Resolved (after revert) | Result "

@@ -32,23 +32,30 @@ static const char webhook[] =
     "\"fingerprint\":\"abc\"},"
     "{\"status\":\"resolved\",\"labels\":{\"alertname\":\"RdmaQpErrors\"}}]}";
 
-/* One HTTP/1.0 request to 127.0.0.1:port; returns the status code. */
-static int http(int port, const char *method, const char *body)
+/* One HTTP/1.0 request to 127.0.0.1:port with an Authorization header (NULL: none). */
+static int http_auth(int port, const char *method, const char *auth, const char *body)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	char req[8192], resp[512];
 	int fd = socket(AF_INET, SOCK_STREAM, 0), code = -1;
 	ssize_t n;
-	size_t len;
+	size_t len, off;
 
 	assert_true(fd >= 0);
 	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
 	assert_int_equal(connect(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	len = (size_t)snprintf(req, sizeof(req),
 			       "%s /alerts HTTP/1.0\r\nContent-Type: application/json\r\n"
-			       "Content-Length: %zu\r\n\r\n%s",
-			       method, strlen(body), body);
+			       "%s%s%sContent-Length: %zu\r\n\r\n",
+			       method, auth ? "Authorization: " : "", auth ? auth : "",
+			       auth ? "\r\n" : "", strlen(body));
 	assert_int_equal(write(fd, req, len), (ssize_t)len);
+	/* The body: a refusal may come (and the connection close) before it is all sent. */
+	for (off = 0, len = strlen(body); off < len; off += (size_t)n) {
+		n = send(fd, body + off, len - off, MSG_NOSIGNAL);
+		if (n <= 0)
+			break;
+	}
 	n = read(fd, resp, sizeof(resp) - 1);
 	if (n > 12) {
 		resp[n] = '\0';
@@ -58,19 +65,32 @@ static int http(int port, const char *method, const char *body)
 	return code;
 }
 
+/* Authorized as the receiver of test_receiver expects. */
+static int http(int port, const char *method, const char *body)
+{
+	return http_auth(port, method, "Bearer s3cret", body);
+}
+
 static void test_receiver(void **state)
 {
 	struct alerts *a = NULL;
 	char err[256], addr[32];
-	unsigned int got, refused;
+	struct alerts_counts n;
 	json_t *events = json_array();
 	int port = 20000 + (int)(getpid() % 20000), ret;
 
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
-	ret = alerts_start(addr, &a, err, sizeof(err));
+	assert_int_equal(alerts_start(addr, NULL, &a, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "needs a token"));
+	ret = alerts_start(addr, "s3cret", &a, err, sizeof(err));
 	if (ret)
 		print_error("%s\n", err);
 	assert_int_equal(ret, 0);
+	/* Issue 13: anyone could post alerts that pass a drill. */
+	assert_int_equal(http_auth(port, "POST", NULL, webhook), 401);
+	assert_int_equal(http_auth(port, "POST", "Bearer s3cre", webhook), 401);
+	assert_int_equal(http_auth(port, "POST", "Bearer s3cretX", webhook), 401);
+	assert_int_equal(http_auth(port, "POST", "Basic s3cret", webhook), 401);
 	assert_int_equal(http(port, "POST", webhook), 200);
 	assert_int_equal(http(port, "POST", "{\"not\": \"a webhook\"}"), 400);
 	assert_int_equal(http(port, "GET", ""), 405);
@@ -85,16 +105,36 @@ static void test_receiver(void **state)
 			    "resolved");
 	/* t_ms is on the drill's clock: negative when t0 is later than the arrival */
 	assert_true(json_number_value(json_object_get(json_array_get(events, 0), "t_ms")) <= 0);
-	alerts_counts(a, &got, &refused);
-	assert_int_equal(got, 1);
-	assert_int_equal(refused, 1);
+	alerts_counts(a, &n);
+	assert_int_equal(n.received, 1);
+	assert_int_equal(n.refused, 1);
+	assert_int_equal(n.unauthorized, 4);
 	assert_int_equal(alerts_drain(a, events, 0), 0);
+	/* The queue is bounded: what the drill's loop has not taken yet stops at 4096 alerts. */
+	{
+		size_t len = 0, cap = 200 * 1024, k;
+		char *big = malloc(cap);
+
+		assert_non_null(big);
+		len += (size_t)snprintf(big + len, cap - len, "{\"alerts\":[");
+		for (k = 0; k < 3000; k++)
+			len += (size_t)snprintf(big + len, cap - len,
+						"%s{\"labels\":{\"alertname\":\"A%zu\"}}",
+						k ? "," : "", k);
+		snprintf(big + len, cap - len, "]}");
+		assert_int_equal(http(port, "POST", big), 200);
+		assert_int_equal(http(port, "POST", big), 200);
+		free(big);
+	}
+	alerts_counts(a, &n);
+	assert_int_equal(n.dropped, 2 * 3000 - 4096);
+	assert_int_equal(alerts_drain(a, events, 0), 4096);
 	/* the port is taken: a second receiver says so */
-	assert_int_equal(alerts_start(addr, &(struct alerts *){NULL}, err, sizeof(err)),
+	assert_int_equal(alerts_start(addr, "t", &(struct alerts *){NULL}, err, sizeof(err)),
 			 -EADDRINUSE);
 	assert_non_null(strstr(err, "cannot listen"));
 	alerts_stop(a);
-	assert_int_equal(alerts_start("localhost", &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(alerts_start("localhost", "t", &a, err, sizeof(err)), -EINVAL);
 	json_decref(events);
 }
 
