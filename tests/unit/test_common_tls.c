@@ -507,12 +507,23 @@ static void test_silent_server_times_out(void **state)
 	rc_tls_ctx_free(cctx);
 }
 
-/* rc_tls_connect() over loopback TCP, accept(2) in the server thread. */
+/*
+ * rc_tls_connect() over loopback TCP, accept(2) in the server thread. The listener is
+ * non-blocking (rc_tcp_listen): wait for the client first, or a busy host that runs this
+ * thread before the client connects gets EAGAIN, and the client then finds nobody listening.
+ */
 static void *accept_main(void *arg)
 {
 	struct srv *s = arg;
 	int lfd = s->fd;
+	struct pollfd pfd = {.fd = lfd, .events = POLLIN};
 
+	if (poll(&pfd, 1, 30000) != 1) {
+		s->ret = -ETIMEDOUT;
+		close(lfd);
+		s->fd = -1;
+		return NULL;
+	}
 	s->fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	close(lfd);
 	if (s->fd < 0) {
