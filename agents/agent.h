@@ -132,7 +132,6 @@ struct agent {
 	uint64_t shed;			 /* connections closed unserved since the last log line */
 	uint64_t shed_total;
 	uint64_t shed_logged_ns;
-	const char *shed_why;
 	struct rc_tls_ctx *tls; /* coordinator connections; NULL with --insecure-plaintext */
 	int sig_fd;
 	struct agent_poll sig_poll;
@@ -229,6 +228,13 @@ int agent_rail_of(const struct agent_opts *o, const char *netdev);
  */
 int agent_target_lookup(struct agent *a, const char *who, const json_t *target,
 			struct inj_target *t, char *err, size_t errlen);
+/*
+ * For a journaled target (a record is a file, and files can be forged): its cgroup, if any, must
+ * be CGROUP_ROOT/WL_ID and its shim socket RUN_DIR/shim/WL_ID.sock, where this agent puts its
+ * workloads. 0, or -EPERM with a sentence.
+ */
+int agent_target_owned(const struct agent_opts *o, const struct inj_target *t, char *err,
+		       size_t errlen);
 
 /* agent_inventory.c */
 int agent_op_inventory(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,

@@ -262,7 +262,7 @@ int agent_config_apply(struct agent_policy *p, const struct agent_policy *file, 
 		       size_t errlen)
 {
 	char ctl[48];
-	bool alias;
+	char alias[IF_NAMESIZE + 32];
 	unsigned int i;
 
 	snprintf(p->file, sizeof(p->file), "%s", file->file);
@@ -295,17 +295,16 @@ int agent_config_apply(struct agent_policy *p, const struct agent_policy *file, 
 			break;
 	if (i == p->nr_allow)
 		return 0;
-	alias = strcmp(p->allow[i], p->control_if);
 	if (p->allow_line) {
 		if (p->control_if_line)
 			snprintf(ctl, sizeof(ctl), "control_if, line %u", p->control_if_line);
 		else
 			snprintf(ctl, sizeof(ctl), "--control-if");
 		snprintf(err, errlen,
-			 "%s:%u: netdevs: %s is the control interface%s%s%s (%s), which the "
-			 "agent never faults; remove it from one of the two",
-			 p->file, p->allow_line, p->allow[i], alias ? " " : "",
-			 alias ? p->control_if : "", alias ? " under another of its names" : "",
+			 "%s:%u: netdevs: %s is the control interface%s (%s), which the agent "
+			 "never faults; remove it from one of the two",
+			 p->file, p->allow_line, p->allow[i],
+			 agent_policy_alias_note(p->allow[i], p->control_if, alias, sizeof(alias)),
 			 ctl);
 	} else {
 		snprintf(err, errlen,

@@ -860,6 +860,8 @@ static int agent_fault_replay_one(void *arg, struct agent_journal_entry *e)
 	/* The same protection as an inject: a record is a file, and files can be forged. */
 	ret =
 	    agent_policy_check_replay(&a->policy, af->f.inj->name, &af->f.target, why, sizeof(why));
+	if (!ret)
+		ret = agent_target_owned(&a->opts, &af->f.target, why, sizeof(why));
 	if (ret) {
 		snprintf(e->f.err, sizeof(e->f.err), "replay refused, as an inject would be: %s",
 			 why);

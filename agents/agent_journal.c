@@ -118,6 +118,29 @@ static void agent_journal_sweep(struct agent_journal *j)
 	}
 }
 
+/*
+ * Whoever can write the state dir decides what this agent reverts at its next start (a record
+ * names a netdev, a cgroup, a socket), so, as sshd's StrictModes does for keys: the directory
+ * must belong to the agent's user and be writable by nobody else.
+ */
+static int agent_journal_owned(int fd, const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return agent_journal_fail(err, errlen, -errno, "--state-dir %s: stat: %s", dir,
+					  strerror(errno));
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return agent_journal_fail(
+		    err, errlen, -EPERM,
+		    "--state-dir %s: owned by uid %u with mode %04o; it must belong to this "
+		    "agent's user (uid %u) and be writable by no one else, since its records "
+		    "say what the agent reverts (chown %u %s; chmod 0700 %s)",
+		    dir, (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777),
+		    (unsigned int)geteuid(), (unsigned int)geteuid(), dir, dir);
+	return 0;
+}
+
 int agent_journal_start(struct agent_journal *j, const char *dir, char *err, size_t errlen)
 {
 	int fd, ret;
@@ -147,6 +170,9 @@ int agent_journal_start(struct agent_journal *j, const char *dir, char *err, siz
 		rc_warn("journal: %s: cannot lock (%s); make sure no other agent uses it", dir,
 			strerror(-ret));
 	}
+	ret = agent_journal_owned(fd, dir, err, errlen);
+	if (ret)
+		goto err_close;
 	if (faccessat(fd, ".", W_OK, AT_EACCESS)) {
 		ret = agent_journal_fail(err, errlen, -errno,
 					 "--state-dir %s: not writable: %s (the journal of faults "
@@ -409,6 +435,23 @@ static const char *agent_journal_str(const json_t *obj, const char *key, size_t 
 	return json_string_value(v);
 }
 
+/* An optional string into buf: absent or null is "", one that does not fit is refused. */
+static int agent_journal_opt_str(const json_t *obj, const char *key, char *buf, size_t len,
+				 char *err, size_t errlen)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	buf[0] = '\0';
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v) || json_string_length(v) >= len ||
+	    strlen(json_string_value(v)) != json_string_length(v))
+		return agent_journal_bad(err, errlen, "%s: not a string of at most %zu bytes", key,
+					 len - 1);
+	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
+	return 0;
+}
+
 static int agent_journal_parse_target(const json_t *o, struct inj_target *t, char *err,
 				      size_t errlen)
 {
@@ -430,10 +473,12 @@ static int agent_journal_parse_target(const json_t *o, struct inj_target *t, cha
 		if (ret)
 			return ret;
 		t->pid = (int)v;
-		s = json_string_value(json_object_get(o, "cgroup"));
-		snprintf(t->cgroup, sizeof(t->cgroup), "%s", s ? s : "");
-		s = json_string_value(json_object_get(o, "shim_sock"));
-		snprintf(t->shim_sock, sizeof(t->shim_sock), "%s", s ? s : "");
+		ret = agent_journal_opt_str(o, "cgroup", t->cgroup, sizeof(t->cgroup), err, errlen);
+		if (!ret)
+			ret = agent_journal_opt_str(o, "shim_sock", t->shim_sock,
+						    sizeof(t->shim_sock), err, errlen);
+		if (ret)
+			return ret;
 	}
 	if (t->workload[0] && json_is_string(nd) && !json_string_length(nd)) {
 		t->netdev[0] = '\0';

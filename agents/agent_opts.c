@@ -382,15 +382,16 @@ static int agent_opts_check(const struct agent_opts *o, char *err, size_t errlen
 				       "there; give the metrics another port",
 				       o->metrics_host, o->metrics_port);
 	for (i = 0; o->control_if[0] && i < o->nr_allow; i++) {
-		bool alias = strcmp(o->allow[i], o->control_if);
+		char alias[IF_NAMESIZE + 32];
 
 		if (agent_policy_same_netdev(o->allow[i], o->control_if))
 			return agent_opts_fail(
 			    err, errlen,
-			    "--allow-if %s: %s is the --control-if%s%s%s, which the agent "
-			    "never faults; remove it from one of the two flags",
-			    o->allow[i], o->allow[i], alias ? " " : "", alias ? o->control_if : "",
-			    alias ? " under another of its names" : "");
+			    "--allow-if %s: %s is the --control-if%s, which the agent never "
+			    "faults; remove it from one of the two flags",
+			    o->allow[i], o->allow[i],
+			    agent_policy_alias_note(o->allow[i], o->control_if, alias,
+						    sizeof(alias)));
 	}
 	return agent_tls_opts_check(o, err, errlen);
 }

@@ -55,6 +55,15 @@ bool agent_policy_same_netdev(const char *a, const char *b)
 	return agent_policy_is_if(a, b, (int)if_nametoindex(b));
 }
 
+const char *agent_policy_alias_note(const char *name, const char *control_if, char *buf, size_t len)
+{
+	if (strcmp(name, control_if))
+		snprintf(buf, len, " (%s under another of its names)", control_if);
+	else if (len)
+		buf[0] = '\0';
+	return buf;
+}
+
 int agent_policy_add_carrier(struct agent_policy *p, const char *ifname)
 {
 	if (!ifname || !*ifname || agent_policy_in(p->carriers, p->nr_carriers, ifname))

@@ -72,6 +72,12 @@ int agent_policy_add_carrier(struct agent_policy *p, const char *ifname);
  * altnames resolve to it). Names that resolve to nothing compare as strings.
  */
 bool agent_policy_same_netdev(const char *a, const char *b);
+/*
+ * For a refusal that name is control_if: " (CONTROL_IF under another of its names)" in buf when
+ * name is one of its altnames, else "". Returns buf.
+ */
+const char *agent_policy_alias_note(const char *name, const char *control_if, char *buf,
+				    size_t len);
 
 /*
  * 0 when `who` (an injector name, for the message) may fault netdev, else

@@ -266,7 +266,6 @@ static void agent_shed(struct agent *a, const char *why)
 
 	a->shed++;
 	a->shed_total++;
-	a->shed_why = why;
 	if (now - a->shed_logged_ns < RC_NSEC_PER_SEC)
 		return;
 	rc_warn("listen: shedding connections: %llu closed unserved since the last report "

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agents/agent.h"
+#include "agents/agent_cgroup.h"
 
 int agent_rail_of(const struct agent_opts *o, const char *netdev)
 {
@@ -227,5 +228,41 @@ int agent_target_lookup(struct agent *a, const char *who, const json_t *target,
 	t->pid = info.pid;
 	snprintf(t->cgroup, sizeof(t->cgroup), "%s", info.cgroup);
 	snprintf(t->shim_sock, sizeof(t->shim_sock), "%s", info.shim_sock);
+	return 0;
+}
+
+/* Whether path is PREFIX NAME SUFFIX with NAME a workload id (agent_cgroup_name_ok). */
+static bool agent_target_in(const char *path, const char *prefix, const char *suffix)
+{
+	size_t np = strlen(prefix), ns = strlen(suffix), n = strlen(path);
+	char name[64];
+
+	if (n <= np + ns || n - np - ns >= sizeof(name) || strncmp(path, prefix, np) ||
+	    strcmp(path + n - ns, suffix))
+		return false;
+	memcpy(name, path + np, n - np - ns);
+	name[n - np - ns] = '\0';
+	return agent_cgroup_name_ok(name);
+}
+
+int agent_target_owned(const struct agent_opts *o, const struct inj_target *t, char *err,
+		       size_t errlen)
+{
+	const char *root = o->cgroup_root[0] ? o->cgroup_root : AGENT_CGROUP_ROOT_DEFAULT;
+	const char *run = o->run_dir[0] ? o->run_dir : AGENT_RUN_DIR_DEFAULT;
+	char prefix[sizeof(o->run_dir) + 16];
+
+	snprintf(prefix, sizeof(prefix), "%s/", root);
+	if (t->cgroup[0] && !agent_target_in(t->cgroup, prefix, ""))
+		return agent_target_fail(err, errlen, -EPERM,
+					 "workload %s: cgroup %s is not one this agent makes "
+					 "(%s/WL_ID)",
+					 t->workload, t->cgroup, root);
+	snprintf(prefix, sizeof(prefix), "%s/shim/", run);
+	if (t->shim_sock[0] && !agent_target_in(t->shim_sock, prefix, ".sock"))
+		return agent_target_fail(err, errlen, -EPERM,
+					 "workload %s: shim socket %s is not one this agent makes "
+					 "(%s/shim/WL_ID.sock)",
+					 t->workload, t->shim_sock, run);
 	return 0;
 }

@@ -943,6 +943,43 @@ static int mr_restore_cgroup(const json_t *snap, struct mr_priv *priv)
 	return 0;
 }
 
+/*
+ * A record is a file, and files can be forged: a snapshot may only name its own target's objects
+ * (which the agent checked as its own before restore), never another file, socket or process,
+ * since revert writes to what it names.
+ */
+static int mr_restore_owned(struct inj_fault *f, const struct mr_priv *priv)
+{
+	const struct inj_target *t = &f->target;
+	char want[sizeof(priv->rdma_max) + 16];
+
+	switch (priv->mech) {
+	case MR_CGROUP:
+		snprintf(want, sizeof(want), "%s/rdma.max", t->cgroup);
+		if (t->cgroup[0] && !strcmp(want, priv->rdma_max))
+			return 0;
+		return inj_fail(f, -EPERM,
+				"mr_failure: the journaled snapshot names %s, not its target's "
+				"cgroup (%s): refused",
+				priv->rdma_max, t->cgroup[0] ? t->cgroup : "none");
+	case MR_SHIM:
+		if (t->shim_sock[0] && !strcmp(t->shim_sock, priv->sock))
+			return 0;
+		return inj_fail(f, -EPERM,
+				"mr_failure: the journaled snapshot names the socket %s, not its "
+				"target's shim (%s): refused",
+				priv->sock, t->shim_sock[0] ? t->shim_sock : "none");
+	case MR_MEMLOCK:
+		if (t->pid > 0 && t->pid == priv->pid)
+			return 0;
+		return inj_fail(f, -EPERM,
+				"mr_failure: the journaled snapshot names pid %d, not its target's "
+				"(%d): refused",
+				priv->pid, t->pid);
+	}
+	return inj_fail(f, -EINVAL, "mr_failure: the journaled snapshot has no mechanism");
+}
+
 static int mr_restore(struct inj_fault *f, const json_t *snap)
 {
 	const char *mech = json_string_value(json_object_get(snap, "mechanism"));
@@ -981,6 +1018,11 @@ static int mr_restore(struct inj_fault *f, const json_t *snap)
 				"mr_failure: the journaled snapshot is unusable (mechanism %s): "
 				"nothing to revert with",
 				mech ? mech : "missing");
+	}
+	ret = mr_restore_owned(f, priv);
+	if (ret) {
+		free(priv);
+		return ret;
 	}
 	f->priv = priv;
 	return 0;

@@ -937,6 +937,9 @@ static int qpe_transport_revert(struct inj_fault *f)
 
 	priv->watch = false;
 	f->next_tick_ns = 0;
+	if (priv->ifindex <= 0) /* a restored fault whose netdev is gone, and its filters with it */
+		return inj_fail(f, -ENODEV, "qp_error: %s: no such network interface now",
+				priv->netdev);
 	ret = qpe_tc_open(f, &sk);
 	if (ret)
 		return ret;
@@ -1150,6 +1153,13 @@ static int qpe_restore(struct inj_fault *f, const json_t *snap)
 			    f, -EINVAL,
 			    "qp_error: snapshot: \"sock\" or \"pid\" missing or invalid");
 		}
+		if (strcmp(s, f->target.shim_sock)) {
+			qpe_cleanup(f);
+			return inj_fail(f, -EPERM,
+					"qp_error: snapshot: the socket %s is not its target's "
+					"shim (%s): refused",
+					s, f->target.shim_sock[0] ? f->target.shim_sock : "none");
+		}
 		snprintf(priv->sock, sizeof(priv->sock), "%s", s);
 		priv->pid = (int)json_integer_value(v);
 		s = json_string_value(json_object_get(snap, "workload"));
@@ -1164,13 +1174,18 @@ static int qpe_restore(struct inj_fault *f, const json_t *snap)
 		    f, -EINVAL,
 		    "qp_error: snapshot: \"netdev\" or \"qdisc_existed\" missing or invalid");
 	}
+	/* Only its target, which the agent checked and resolved: never a netdev it names alone. */
+	if (strcmp(nd, f->target.netdev)) {
+		qpe_cleanup(f);
+		return inj_fail(f, -EPERM,
+				"qp_error: snapshot: netdev %s is not its target's (%s): refused",
+				nd, f->target.netdev[0] ? f->target.netdev : "none");
+	}
 	snprintf(priv->netdev, sizeof(priv->netdev), "%s", nd);
 	priv->qdisc_existed = json_is_true(v);
 	/* The dead agent may have added it: revert removes it unless other filters use it. */
 	priv->created_qdisc = !priv->qdisc_existed;
-	priv->ifindex = (int)if_nametoindex(nd);
-	if (priv->ifindex <= 0)
-		priv->ifindex = (int)json_integer_value(json_object_get(snap, "ifindex"));
+	priv->ifindex = f->target.ifindex; /* 0 when gone: revert says so */
 	return 0;
 }
 

@@ -149,7 +149,7 @@ fi
 
 nsx timeout 10 "$agent_bin" --name t --listen 127.0.0.1:1 --control-if v1 --allow-if v0,v1alt > "$tmp/out" 2>&1
 rc=$?
-if [ $rc = 2 ] && grep -q -- "--allow-if v1alt: v1alt is the --control-if v1 under another of its names" "$tmp/out"; then
+if [ $rc = 2 ] && grep -q -- "--allow-if v1alt: v1alt is the --control-if (v1 under another of its names)" "$tmp/out"; then
 	ok "the control interface's altname in --allow-if refused at start (exit 2)"
 else
 	bad "control interface's altname in --allow-if" "exit $rc: $(head -n 1 "$tmp/out")"

@@ -374,12 +374,26 @@ static void test_start(void **state)
 	assert_non_null(strstr(err, "--state-dir "));
 	assert_int_equal(other.dir_fd, -1);
 
-	/* An uncommitted record (its fault never ran) is swept at start; others stay. */
+	/* Writable by others: they could forge what the agent reverts. Refused, nothing swept. */
 	agent_journal_stop(&a.journal);
+	put_file(".fault-y.json.tmp", "{");
+	assert_int_equal(chmod(a.opts.state_dir, 0770), 0);
+	assert_int_equal(agent_journal_start(&a.journal, a.opts.state_dir, err, sizeof(err)),
+			 -EPERM);
+	assert_non_null(strstr(err, "with mode 0770; it must belong to this agent's user"));
+	assert_int_equal(a.journal.dir_fd, -1);
+	assert_int_equal(chmod(a.opts.state_dir, 01777), 0);
+	assert_int_equal(agent_journal_start(&a.journal, a.opts.state_dir, err, sizeof(err)),
+			 -EPERM);
+	assert_true(exists(".fault-y.json.tmp"));
+	assert_int_equal(chmod(a.opts.state_dir, 0700), 0);
+
+	/* An uncommitted record (its fault never ran) is swept at start; others stay. */
 	put_file(".fault-x.json.tmp", "{");
 	put_file("notes.txt", "mine");
 	assert_int_equal(agent_journal_start(&a.journal, a.opts.state_dir, err, sizeof(err)), 0);
 	assert_false(exists(".fault-x.json.tmp"));
+	assert_false(exists(".fault-y.json.tmp"));
 	assert_true(exists("notes.txt"));
 }
 
@@ -576,6 +590,58 @@ static void test_replay_obeys_policy(void **state)
 	assert_int_equal(count(".json"), 0);
 	assert_int_equal(count(".bad"), 2);
 	a.policy.control_if[0] = '\0';
+}
+
+/*
+ * A forged record of a workload fault may name only what this agent makes for its workloads
+ * (CGROUP_ROOT/WL_ID, RUN_DIR/shim/WL_ID.sock): here an rdma.max elsewhere, which revert would
+ * overwrite, and a socket elsewhere, which revert would talk to. Both set aside, nothing written.
+ */
+static void test_replay_own_objects_only(void **state)
+{
+	static const char rec[] =
+	    "{\"format\": 1, \"fault_id\": \"%s\", \"injector\": \"%s\", \"target\": "
+	    "{\"netdev\": \"\", \"ifindex\": 0, \"device\": null, \"port\": null, \"rail\": "
+	    "null, \"workload\": \"stream\", \"pid\": 4242, \"cgroup\": \"%s\", \"shim_sock\": "
+	    "\"%s\"}, \"params\": {\"mechanism\": \"%s\"}, \"snapshot\": %s, \"duration_ms\": 0, "
+	    "\"lease_ms\": 0, \"recorded_at_ns\": 1}";
+	char text[2048], snap[512], path[128], got[16] = "";
+	FILE *f;
+
+	snprintf(snap, sizeof(snap),
+		 "{\"mechanism\": \"cgroup\", \"rdma_max\": \"%s/rdma.max\", \"devices\": "
+		 "[{\"name\": \"keep\", \"limit\": \"keep hca_object=0\", \"prior\": "
+		 "\"written\"}]}",
+		 dir);
+	snprintf(text, sizeof(text), rec, "cg", "mr_failure", dir, "", "cgroup", snap);
+	put_file("fault-cg.json", text);
+	put_file("../rdma.max", "keep");
+	snprintf(text, sizeof(text), rec, "sock", "qp_error", "", "/tmp/elsewhere.sock", "shim",
+		 "{\"mechanism\": \"shim\", \"sock\": \"/tmp/elsewhere.sock\", \"pid\": 4242}");
+	put_file("fault-sock.json", text);
+	/* and the forms this agent does make are not refused for where they are */
+	assert_int_equal(agent_target_owned(&a.opts,
+					    &(struct inj_target){
+						.cgroup = AGENT_CGROUP_ROOT_DEFAULT "/s1",
+						.shim_sock = AGENT_RUN_DIR_DEFAULT "/shim/s1.sock"},
+					    text, sizeof(text)),
+			 0);
+	assert_int_equal(
+	    agent_target_owned(&a.opts,
+			       &(struct inj_target){.cgroup = AGENT_CGROUP_ROOT_DEFAULT "/../x"},
+			       text, sizeof(text)),
+	    -EPERM);
+	assert_non_null(strstr(text, "is not one this agent makes"));
+
+	agent_faults_replay(&a);
+	assert_int_equal(count(".json"), 0);
+	assert_int_equal(count(".bad"), 2);
+	snprintf(path, sizeof(path), "%s/rdma.max", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "keep");
 }
 
 static void test_replay_failure_stays_open(void **state)
@@ -876,6 +942,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_replay_reverts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_replay_obeys_policy, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_replay_own_objects_only, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_replay_failure_stays_open, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_vanished_or_dropped_faults_retired, setup,
 					    teardown),

@@ -562,6 +562,24 @@ static void test_cgroup_restore(void **state)
 	fault_free(g);
 	fault_free(f);
 
+	/*
+	 * A forged record: a snapshot naming a file other than its target's rdma.max (revert would
+	 * write it) is refused, as is one whose target has no cgroup.
+	 */
+	g = fault("{\"mechanism\": \"cgroup\"}", NULL);
+	bad = json_pack("{s:s, s:s, s:[{s:s, s:s, s:n}]}", "mechanism", "cgroup", "rdma_max",
+			"/etc/passwd", "devices", "name", "root:x:0:0:root:/root:/bin/bash",
+			"limit", "x", "prior");
+	assert_int_equal(g->inj->restore(g, bad), -EPERM);
+	assert_non_null(strstr(g->err, "snapshot names /etc/passwd, not its target's cgroup"));
+	assert_null(g->priv);
+	g->target.cgroup[0] = '\0';
+	json_object_set_new(bad, "rdma_max", json_string("/rdma.max"));
+	assert_int_equal(g->inj->restore(g, bad), -EPERM);
+	assert_non_null(strstr(g->err, "not its target's cgroup (none)"));
+	json_decref(bad);
+	fault_free(g);
+
 	g = fault("{\"mechanism\": \"cgroup\"}", NULL);
 	bad = json_pack("{s:s, s:s, s:[]}", "mechanism", "cgroup", "rdma_max", "/x", "devices");
 	assert_int_equal(g->inj->restore(g, bad), -EINVAL);

@@ -889,7 +889,18 @@ static void test_shim_restore(void **state)
 	assert_non_null(snap);
 	assert_int_equal(f->inj->inject(f), 0);
 
-	/* a new agent: the target is the journal's (no shim fields), the snapshot has them */
+	/* a snapshot that names another socket than its target's shim: refused, touches nothing */
+	g.target = f->target;
+	strcpy(g.target.shim_sock, "/run/other.sock");
+	g.params = json_incref(f->params);
+	assert_int_equal(g.inj->restore(&g, snap), -EPERM);
+	assert_non_null(strstr(g.err, "is not its target's shim (/run/other.sock): refused"));
+	assert_null(g.priv);
+	json_decref(g.params);
+
+	/* a new agent: the target is the journal's (the workload, its shim), as is the snapshot */
+	g.target = f->target;
+	g.err[0] = '\0';
 	g.params = json_incref(f->params);
 	g.actions = json_array();
 	assert_int_equal(g.inj->restore(&g, snap), 0);
@@ -1071,6 +1082,14 @@ static void test_transport_restore(void **state)
 	assert_int_equal(f->inj->prepare(f), 0);
 	snap = f->inj->snapshot(f); /* journaled before inject */
 	assert_int_equal(f->inj->inject(f), 0);
+	/* a forged record whose snapshot names another netdev than its (checked) target */
+	strcpy(g.target.netdev, "ctl0");
+	g.params = json_incref(f->params);
+	assert_int_equal(g.inj->restore(&g, snap), -EPERM);
+	assert_string_equal(g.err, "qp_error: snapshot: netdev rail0 is not its target's (ctl0): "
+				   "refused");
+	assert_null(g.priv);
+	json_decref(g.params);
 	/* the agent died; a new one rebuilds the fault from its journal */
 	strcpy(g.target.netdev, "rail0");
 	g.target.ifindex = IFX;
@@ -1082,6 +1101,15 @@ static void test_transport_restore(void **state)
 	assert_false(k.ingress);
 	assert_int_equal(k.nfilters, 0);
 	assert_int_equal(g.inj->verify(&g), 0);
+	g.inj->cleanup(&g);
+	json_decref(g.params);
+
+	/* its netdev gone (no ifindex now): the revert says so and touches no other netdev */
+	g.target.ifindex = 0;
+	g.params = json_incref(f->params);
+	assert_int_equal(g.inj->restore(&g, snap), 0);
+	assert_int_equal(g.inj->revert(&g), -ENODEV);
+	assert_string_equal(g.err, "qp_error: rail0: no such network interface now");
 	g.inj->cleanup(&g);
 	json_decref(g.params);
 	json_decref(g.actions);
