@@ -113,6 +113,8 @@ FUZZOBJ             = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
 FUZZ_LIB_scenario  := $(COMMON_SRC) $(COORD_SRC)
 FUZZ_LIB_proto     := $(COMMON_SRC)
 FUZZ_LIB_agent_req := $(COMMON_SRC) $(AGENT_SRC)
+FUZZ_LIB_journal   := $(COMMON_SRC) $(AGENT_SRC)
+FUZZ_LIB_alerts    := $(COMMON_SRC) $(COORD_SRC)
 
 # clang, unlike gcc, warns about the {NULL} that ends a table.
 $(BUILD)/fuzz/obj/%.o: %.c $(wildcard */*.h) injectors/injectors.def

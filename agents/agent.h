@@ -98,14 +98,19 @@ struct agent_client {
 	struct agent *a;
 	struct rc_conn conn;
 	struct agent_poll rd, wr;
-	struct agent_timer tls_timer; /* the TLS handshake's deadline, pending until it is done */
-	struct agent_list node;	      /* on a->clients while open */
-	char ifname[IF_NAMESIZE];     /* the local interface carrying it, "" if unknown */
-	char peer_id[256];	      /* the peer's TLS identity, for the audit log; "" if none */
-	uint64_t serial;	      /* this agent's connection number, from 1 */
+	/*
+	 * The TLS handshake's deadline, pending until it is done (plaintext: until the first whole
+	 * request); pending also counts the connection against AGENT_MAX_HANDSHAKES.
+	 */
+	struct agent_timer tls_timer;
+	struct agent_list node;	  /* on a->clients while open */
+	char ifname[IF_NAMESIZE]; /* the local interface carrying it, "" if unknown */
+	char peer_id[256];	  /* the peer's TLS identity, for the audit log; "" if none */
+	uint64_t serial;	  /* this agent's connection number, from 1 */
 	bool subscribed;
 	bool closing;
-	int refs; /* open + each poll not yet idle + each deferred response */
+	bool framed; /* a whole request has arrived */
+	int refs;    /* open + each poll not yet idle + each deferred response */
 };
 
 struct agent_link;

@@ -23,6 +23,7 @@
 #include "agents/agent.h"
 #include "agents/agent_ethtool.h"
 #include "agents/agent_metrics.h"
+#include "common/http_deadline.h"
 #include "common/transport.h"
 #include "common/units.h"
 
@@ -32,10 +33,11 @@
 struct agent_metrics {
 	struct agent *a;
 	struct MHD_Daemon *d;
-	struct agent_poll poll;		/* MHD's epoll fd, one-shot, re-armed after MHD_run() */
-	struct agent_timer timer;	/* MHD_get_timeout() */
-	struct agent_ethtool_poll *nic; /* the NIC pause counters, read at each scrape */
-	uint64_t rails_ns;		/* when the rails were last looked for (nic) */
+	struct agent_poll poll;		   /* MHD's epoll fd, one-shot, re-armed after MHD_run() */
+	struct agent_timer timer;	   /* MHD_get_timeout() */
+	struct agent_ethtool_poll *nic;	   /* the NIC pause counters, read at each scrape */
+	struct rc_http_deadline *deadline; /* a request's whole time (common/http_deadline.h) */
+	uint64_t rails_ns;		   /* when the rails were last looked for (nic) */
 	bool poll_failed;
 	bool warned; /* a rendering failure was logged */
 };
@@ -637,6 +639,15 @@ static void agent_metrics_nic_event(void *ctx, json_t *fields)
 	json_decref(fields);
 }
 
+/* An answer went out: a keep-alive connection's next request has its own deadline. */
+static void agent_metrics_done(void *cls, struct MHD_Connection *c, void **req_cls,
+			       enum MHD_RequestTerminationCode toe)
+{
+	struct agent_metrics *m = cls;
+
+	rc_http_deadline_answered(m->deadline, c);
+}
+
 /* MHD's own messages, into the agent's log. */
 static void agent_metrics_log(void *cls, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
@@ -653,18 +664,33 @@ static void agent_metrics_log(void *cls, const char *fmt, va_list ap)
 	rc_warn("metrics: libmicrohttpd: %s", msg);
 }
 
-/* MHD_run(), then its poll re-armed and its timer set to MHD_get_timeout(). */
+/*
+ * Slow clients cut, MHD_run(), then its poll re-armed and its timer set to MHD_get_timeout() or
+ * the next request deadline, whichever comes first. A cut socket reads as closed in MHD_run().
+ */
 static void agent_metrics_run(struct agent_metrics *m)
 {
+	uint64_t now = rc_now_ns(), due = 0, next = 0;
 	MHD_UNSIGNED_LONG_LONG ms;
+	unsigned int cut;
 
+	cut = rc_http_deadline_sweep(m->deadline, now, NULL);
+	if (cut)
+		rc_warn("metrics: %u connection%s cut: no whole request within %d s", cut,
+			cut == 1 ? "" : "s", AGENT_METRICS_CONN_TIMEOUT_S);
 	if (MHD_run(m->d) != MHD_YES)
 		rc_dbg("metrics: MHD_run failed");
+	rc_http_deadline_sweep(m->deadline, rc_now_ns(), &next);
 	if (MHD_get_timeout(m->d, &ms) == MHD_YES) {
 		if (ms > AGENT_METRICS_MAX_WAIT_MS)
 			ms = AGENT_METRICS_MAX_WAIT_MS;
-		agent_timer_set(&m->a->loop, &m->timer, rc_now_ns() + ms * RC_NSEC_PER_MSEC);
-	} else
+		due = rc_now_ns() + ms * RC_NSEC_PER_MSEC;
+	}
+	if (next && (!due || next < due))
+		due = next;
+	if (due)
+		agent_timer_set(&m->a->loop, &m->timer, due);
+	else
 		agent_timer_cancel(&m->timer);
 	if (!m->poll_failed)
 		agent_poll_arm(&m->poll);
@@ -694,6 +720,7 @@ static void agent_metrics_free(struct agent_metrics *m)
 	agent_timer_cancel(&m->timer);
 	if (m->d)
 		MHD_stop_daemon(m->d); /* closes the listening socket, the epoll fd, connections */
+	rc_http_deadline_free(m->deadline);
 	agent_ethtool_poll_free(m->nic);
 	free(m);
 }
@@ -730,6 +757,12 @@ int agent_metrics_start(struct agent *a)
 	m->a = a;
 	m->timer.fire = agent_metrics_timer;
 	agent_list_init(&m->timer.node);
+	m->deadline =
+	    rc_http_deadline_new((uint64_t)AGENT_METRICS_CONN_TIMEOUT_S * RC_NSEC_PER_SEC);
+	if (!m->deadline) {
+		ret = -ENOMEM;
+		goto err;
+	}
 	ret = rc_tcp_listen(strcmp(host, "0.0.0.0") ? host : NULL, a->opts.metrics_port, &fd);
 	if (ret) {
 		rc_err("--metrics-listen %s:%u: cannot listen: %s: %s", host, a->opts.metrics_port,
@@ -737,12 +770,14 @@ int agent_metrics_start(struct agent *a)
 		goto err;
 	}
 	/* External epoll mode: no thread; the loop polls MHD's epoll fd and calls MHD_run(). */
-	m->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
-				agent_metrics_request, m, MHD_OPTION_EXTERNAL_LOGGER,
-				agent_metrics_log, m, MHD_OPTION_LISTEN_SOCKET, fd,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)AGENT_METRICS_CONN_LIMIT,
-				MHD_OPTION_CONNECTION_TIMEOUT,
-				(unsigned int)AGENT_METRICS_CONN_TIMEOUT_S, MHD_OPTION_END);
+	m->d = MHD_start_daemon(
+	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, agent_metrics_request, m,
+	    MHD_OPTION_EXTERNAL_LOGGER, agent_metrics_log, m, MHD_OPTION_LISTEN_SOCKET, fd,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)AGENT_METRICS_CONN_LIMIT,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)AGENT_METRICS_CONN_PER_IP,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)AGENT_METRICS_CONN_TIMEOUT_S,
+	    MHD_OPTION_NOTIFY_CONNECTION, rc_http_deadline_notify, m->deadline,
+	    MHD_OPTION_NOTIFY_COMPLETED, agent_metrics_done, m, MHD_OPTION_END);
 	if (!m->d) {
 		rc_err("--metrics-listen %s:%u: libmicrohttpd did not start (see above)", host,
 		       a->opts.metrics_port);

@@ -27,8 +27,11 @@
 #define AGENT_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 /* A response larger than this is refused (500) rather than sent cut short. */
 #define AGENT_METRICS_MAX_BYTES (8u << 20)
-#define AGENT_METRICS_CONN_LIMIT 16	/* scrapers at once */
-#define AGENT_METRICS_CONN_TIMEOUT_S 10 /* an idle or slow connection is closed after this */
+#define AGENT_METRICS_CONN_LIMIT 16 /* scrapers at once */
+#define AGENT_METRICS_CONN_PER_IP 8 /* of them from one address */
+/* An idle connection is closed after this, and a request not whole this long after the accept
+ * or the previous answer (common/http_deadline.h). */
+#define AGENT_METRICS_CONN_TIMEOUT_S 10
 
 struct agent;
 struct agent_ethtool_poll;

@@ -120,6 +120,7 @@ static int agent_client_frame(struct rc_conn *c, uint16_t type, json_t *msg, voi
 
 	if (cl->closing)
 		return 1;
+	cl->framed = true;
 	/* Frames only flow once the handshake is done: the identity is known by now. */
 	if (!cl->peer_id[0] && c->t->peer_id[0])
 		snprintf(cl->peer_id, sizeof(cl->peer_id), "%s", c->t->peer_id);
@@ -145,9 +146,11 @@ static void agent_client_drain(struct agent_client *cl)
 		agent_client_close(cl, "protocol error (bad frame or payload not a JSON object)");
 	else if (ret < 0)
 		agent_client_close(cl, t->error[0] ? t->error : strerror(-ret));
-	if (!cl->closing && cl->tls_timer.pending && !t->handshaking) {
+	if (!cl->closing && cl->tls_timer.pending && !t->handshaking &&
+	    (cl->a->tls || cl->framed)) {
 		agent_timer_cancel(&cl->tls_timer);
-		rc_info("coordinator %s: TLS established, peer %s", t->peer, t->peer_id);
+		if (cl->a->tls)
+			rc_info("coordinator %s: TLS established, peer %s", t->peer, t->peer_id);
 	}
 	if (!cl->closing && rc_conn_want_write(&cl->conn))
 		agent_poll_arm(&cl->wr);
@@ -197,13 +200,17 @@ static void agent_client_wr_idle(struct agent_poll *p)
 	agent_client_put(agent_container_of(p, struct agent_client, wr));
 }
 
-/* A coordinator that connects but never finishes its TLS handshake is not kept waiting for. */
+/*
+ * A coordinator that connects but never finishes its TLS handshake is not kept waiting for; in
+ * plaintext (loopback tests), one that sends no whole request.
+ */
 static void agent_client_tls_late(struct agent_timer *tm)
 {
 	struct agent_client *cl = agent_container_of(tm, struct agent_client, tls_timer);
 	char why[64];
 
-	snprintf(why, sizeof(why), "no TLS handshake within %d ms", AGENT_TLS_HANDSHAKE_MS);
+	snprintf(why, sizeof(why), "no %s within %d ms", cl->a->tls ? "TLS handshake" : "request",
+		 AGENT_TLS_HANDSHAKE_MS);
 	agent_client_close(cl, why);
 }
 
@@ -246,11 +253,9 @@ static void agent_client_accept(struct agent *a, int fd)
 	}
 	rc_info("coordinator %s: connected over %s%s", t->peer, cl->ifname[0] ? cl->ifname : "?",
 		a->tls ? ", TLS handshake" : " (plaintext)");
-	if (a->tls) {
-		cl->tls_timer.fire = agent_client_tls_late;
-		agent_timer_set(&a->loop, &cl->tls_timer,
-				rc_now_ns() + AGENT_TLS_HANDSHAKE_MS * RC_NSEC_PER_MSEC);
-	}
+	cl->tls_timer.fire = agent_client_tls_late;
+	agent_timer_set(&a->loop, &cl->tls_timer,
+			rc_now_ns() + AGENT_TLS_HANDSHAKE_MS * RC_NSEC_PER_MSEC);
 	ret = agent_poll_arm(&cl->rd);
 	if (ret)
 		agent_client_close(cl, strerror(-ret));

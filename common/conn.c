@@ -8,8 +8,6 @@
 #include "common/conn.h"
 #include "common/units.h"
 
-#define RC_CONN_OUT_MAX (64u << 20)
-
 int rc_conn_init(struct rc_conn *c, struct rc_transport *t)
 {
 	memset(c, 0, sizeof(*c));

@@ -16,6 +16,13 @@
 #include "common/proto.h"
 #include "common/transport.h"
 
+/*
+ * Output a peer may leave unread before rc_conn_send() gives up on it (-ENOBUFS): eight frames of
+ * the largest size, or tens of thousands of events. An agent holds this much at most per
+ * coordinator connection (AGENT_MAX_CLIENTS of them), whatever a peer that never reads does.
+ */
+#define RC_CONN_OUT_MAX (8u << 20)
+
 struct rc_conn {
 	struct rc_transport *t;
 	struct rc_decoder dec;

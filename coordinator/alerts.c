@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/http_deadline.h"
 #include "common/log.h"
 #include "common/units.h"
 #include "coordinator/alerts.h"
@@ -19,11 +20,15 @@
 #define ALERTS_MAX_BODY (256 * 1024)
 /* Alerts waiting for the drill's loop (it drains them every 100 ms or so). */
 #define ALERTS_MAX_QUEUED 4096
-/* A connection's whole life, headers and body: a slow client is cut off, not waited for. */
+/*
+ * A request's whole time, headers and body, from the connection's accept or its previous answer
+ * (common/http_deadline.h), and its idle time: a slow client is cut off, not waited for.
+ */
 #define ALERTS_CONN_TIMEOUT_S 5
 
 struct alerts {
 	struct MHD_Daemon *mhd;
+	struct rc_http_deadline *deadline;
 	pthread_mutex_t lock;
 	json_t *queue; /* [{"recv_ns": N, "receiver": s, "alert": {...}}], guarded by lock */
 	size_t queued;
@@ -96,17 +101,17 @@ static enum MHD_Result alerts_reply(struct MHD_Connection *c, unsigned int code,
 	return ret;
 }
 
-/* Queues the alerts of one webhook body; false when it is not one. */
-static bool alerts_take(struct alerts *a, const char *body, size_t len)
+bool alerts_feed(struct alerts *a, const char *body, size_t len)
 {
 	uint64_t now = rc_now_ns();
-	json_t *doc = json_loadb(body, len, 0, NULL), *al;
+	json_t *doc = len <= ALERTS_MAX_BODY ? json_loadb(body, len, 0, NULL) : NULL, *al;
 	const json_t *list = json_object_get(doc, "alerts");
 	const char *receiver = json_string_value(json_object_get(doc, "receiver"));
 	size_t i;
 
 	if (!json_is_array(list)) {
 		json_decref(doc);
+		alerts_count(a, &a->refused);
 		return false;
 	}
 	pthread_mutex_lock(&a->lock);
@@ -167,25 +172,44 @@ static enum MHD_Result alerts_handle(void *cls, struct MHD_Connection *c, const 
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (rq->too_big || !rq->body || !alerts_take(a, rq->body, rq->len)) {
+	/* alerts_feed() counts what it refuses; an empty or oversized body is refused here. */
+	if (rq->too_big || !rq->body)
 		alerts_count(a, &a->refused);
-		return alerts_reply(c, MHD_HTTP_BAD_REQUEST,
-				    "rdmachaos: not an Alertmanager webhook payload (JSON with "
-				    "\"alerts\": [...], at most 256 KiB)\n");
-	}
-	return alerts_reply(c, MHD_HTTP_OK, "ok\n");
+	else if (alerts_feed(a, rq->body, rq->len))
+		return alerts_reply(c, MHD_HTTP_OK, "ok\n");
+	return alerts_reply(c, MHD_HTTP_BAD_REQUEST,
+			    "rdmachaos: not an Alertmanager webhook payload (JSON with \"alerts\": "
+			    "[...], at most 256 KiB)\n");
 }
 
 static void alerts_done(void *cls, struct MHD_Connection *c, void **req_cls,
 			enum MHD_RequestTerminationCode toe)
 {
+	struct alerts *a = cls;
 	struct alerts_req *rq = *req_cls;
 
+	if (a->deadline)
+		rc_http_deadline_answered(a->deadline, c);
 	if (rq) {
 		free(rq->body);
 		free(rq);
 		*req_cls = NULL;
 	}
+}
+
+struct alerts *alerts_new_unbound(void)
+{
+	struct alerts *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->queue = json_array();
+	if (!a->queue) {
+		free(a);
+		return NULL;
+	}
+	pthread_mutex_init(&a->lock, NULL);
+	return a;
 }
 
 int alerts_start(const char *addr, const char *token, struct alerts **out, char *err, size_t errlen)
@@ -218,16 +242,20 @@ int alerts_start(const char *addr, const char *token, struct alerts **out, char 
 			 addr, ALERTS_MAX_TOKEN);
 		return -EINVAL;
 	}
-	a = calloc(1, sizeof(*a));
+	a = alerts_new_unbound();
 	if (!a)
 		return -ENOMEM;
 	snprintf(a->auth, sizeof(a->auth), "Bearer %s", token);
-	pthread_mutex_init(&a->lock, NULL);
-	a->queue = json_array();
+	a->deadline = rc_http_deadline_new((uint64_t)ALERTS_CONN_TIMEOUT_S * RC_NSEC_PER_SEC);
+	if (!a->deadline) {
+		alerts_stop(a);
+		return -ENOMEM;
+	}
 	a->mhd = MHD_start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, alerts_handle, a, MHD_OPTION_SOCK_ADDR,
 	    &sin, MHD_OPTION_NOTIFY_COMPLETED, alerts_done, a, MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned int)ALERTS_CONN_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
+	    (unsigned int)ALERTS_CONN_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
+	    rc_http_deadline_notify, a->deadline, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)256,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)64,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024), MHD_OPTION_END);
 	if (!a->mhd) {
@@ -235,9 +263,7 @@ int alerts_start(const char *addr, const char *token, struct alerts **out, char 
 			 "alert receiver: cannot listen on %s (in use, or not an address of this "
 			 "host); pick another with --alert-receiver",
 			 addr);
-		json_decref(a->queue);
-		pthread_mutex_destroy(&a->lock);
-		free(a);
+		alerts_stop(a);
 		return -EADDRINUSE;
 	}
 	*out = a;
@@ -252,6 +278,9 @@ unsigned int alerts_drain(struct alerts *a, json_t *events, uint64_t t0_ns)
 
 	if (!a)
 		return 0;
+	/* The drill's loop calls this every 100 ms or so: the slow clients' deadlines with it. */
+	if (a->deadline)
+		rc_http_deadline_sweep(a->deadline, rc_now_ns(), NULL);
 	pthread_mutex_lock(&a->lock);
 	q = a->queue;
 	a->queue = json_array();
@@ -282,6 +311,7 @@ void alerts_counts(struct alerts *a, struct alerts_counts *n)
 	n->unauthorized = a->unauthorized;
 	n->dropped = a->dropped;
 	pthread_mutex_unlock(&a->lock);
+	n->timed_out = a->deadline ? rc_http_deadline_cut(a->deadline) : 0;
 }
 
 int alerts_read_token(const char *path, char *token, size_t len, char *err, size_t errlen)
@@ -317,7 +347,9 @@ void alerts_stop(struct alerts *a)
 {
 	if (!a)
 		return;
-	MHD_stop_daemon(a->mhd);
+	if (a->mhd)
+		MHD_stop_daemon(a->mhd); /* notifies every close: the deadline list empties */
+	rc_http_deadline_free(a->deadline);
 	json_decref(a->queue);
 	pthread_mutex_destroy(&a->lock);
 	free(a);

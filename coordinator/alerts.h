@@ -14,6 +14,8 @@
 #define RC_ALERTS_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct alerts;
@@ -26,7 +28,8 @@ struct alerts;
  * "Authorization: Bearer TOKEN" (what Alertmanager's webhook http_config sends with
  * authorization: {type: Bearer, credentials_file: FILE}); others get 401 before their body is
  * read. Bounded: 256 KiB a body, 4096 alerts queued until the next drain (more are dropped and
- * counted), 5 s of idleness a connection, 256 connections (64 from one address). 0 with *out
+ * counted), 5 s for a request (headers and body; cut by alerts_drain()), 256 connections (64
+ * from one address). 0 with *out
  * set, or -errno with a sentence in err (a port in use, or no token, says so).
  */
 int alerts_start(const char *addr, const char *token, struct alerts **out, char *err,
@@ -43,14 +46,25 @@ unsigned int alerts_drain(struct alerts *a, json_t *events, uint64_t t0_ns);
 
 /*
  * Notifications received; refused (not JSON, not a webhook payload, too big); unauthorized
- * (no or a wrong bearer token); alerts dropped because the queue was full.
+ * (no or a wrong bearer token); alerts dropped because the queue was full; connections timed out
+ * (a request not finished within 5 s of the accept or of the previous answer).
  */
 struct alerts_counts {
-	unsigned int received, refused, unauthorized, dropped;
+	unsigned int received, refused, unauthorized, dropped, timed_out;
 };
 void alerts_counts(struct alerts *a, struct alerts_counts *n);
 
 void alerts_stop(struct alerts *a);
+
+/*
+ * What the receiver does with one authorized request's body, apart from the network: for tests
+ * and the fuzz harness. alerts_new_unbound() makes a receiver that does not listen (free it with
+ * alerts_stop()). alerts_feed() queues the alerts of a webhook payload (JSON with "alerts": [...],
+ * at most 256 KiB; past 4096 queued they are dropped and counted) and returns true, or counts
+ * the body as refused and returns false.
+ */
+struct alerts *alerts_new_unbound(void);
+bool alerts_feed(struct alerts *a, const char *body, size_t len);
 
 /*
  * The event for one alert of a webhook payload received at recv_ns (the

@@ -567,6 +567,7 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 		json_object_set_new(al, "refused", json_integer(n.refused));
 		json_object_set_new(al, "unauthorized", json_integer(n.unauthorized));
 		json_object_set_new(al, "dropped", json_integer(n.dropped));
+		json_object_set_new(al, "timed_out", json_integer(n.timed_out));
 	}
 	json_object_set_new(r, "anomalies", drill_anomalies(d));
 	json_object_set_new(

@@ -522,6 +522,8 @@ static void md_alerts(FILE *f, const json_t *r)
 			fprintf(f, "; %.0f without the receiver's token, not trusted", unauth);
 		if (dropped > 0)
 			fprintf(f, "; %.0f alerts dropped, the queue was full", dropped);
+		if (ru_num(a, "timed_out", &v) && v > 0)
+			fprintf(f, "; %.0f connections cut, too slow to send a request", v);
 		fputs(").\n\n", f);
 	}
 	if (json_array_size(ru_get(a, "coverage"))) {

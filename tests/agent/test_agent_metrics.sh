@@ -353,6 +353,69 @@ fi
 echo "    a sample of the text:"
 grep -E '^rdmachaos_(link_up|link_transitions_total|link_down_seconds_total)\{node="t",netdev="v0"\}|^rdmachaos_fault_active|^rdmachaos_workload_|injector="(link_down|pfc_storm)"\}|netdev="v3",priority="3"' "$tmp/m" | sed 's/^/    | /'
 
+# Slow clients (issue 13): connections that trickle their headers a byte a second (never idle
+# for the 10 s timeout) once held every slot and blocked every scrape for good. Now one address
+# holds at most 8, and each has 10 s for a whole request: then it is cut and scrapes go on.
+nsx python3 - "$mport" > "$tmp/slow" 2>&1 << 'PY' &
+import socket, sys, time
+port, n = int(sys.argv[1]), 8
+socks = []
+for _ in range(n):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"GET /metrics HTTP/1.1\r\nX: ")
+    s.setblocking(False)
+    socks.append(s)
+print("open", n, flush=True)
+start, cut = time.monotonic(), {}
+while len(cut) < n and time.monotonic() - start < 25:
+    for i, s in enumerate(socks):
+        if i in cut:
+            continue
+        try:
+            s.send(b"x")
+            if s.recv(1) == b"":
+                cut[i] = time.monotonic() - start
+        except BlockingIOError:
+            pass
+        except OSError:
+            cut[i] = time.monotonic() - start
+    time.sleep(1)
+print("cut", len(cut), "of", n, "first %.1f last %.1f" % (min(cut.values()), max(cut.values())) if cut else "", flush=True)
+PY
+slow_pid=$!
+# Meanwhile, a plaintext agent (loopback tests) and a coordinator connection to it that sends
+# nothing: plaintext has the TLS handshake's deadline for its first request.
+ip netns exec "$ns" "$tmp/bin/rdmachaos-agent" --name p --listen 127.0.0.1:17795 --insecure-plaintext \
+	--state-dir "$tmp/state3" --audit-log none --log-file "$tmp/plain.log" &
+plain_pid=$!
+nsx python3 "$top/tests/agent/silent_client.py" 17795 > "$tmp/silent" 2>&1 &
+silent_pid=$!
+for _ in $(seq 50); do grep -q '^open' "$tmp/slow" && break; sleep 0.1; done
+sleep 1
+if scrape; then held="a scrape got through"; else held="scrapes refused"; fi
+wait "$slow_pid"
+if grep -q '^cut 8 of 8' "$tmp/slow" && [ "$held" = "scrapes refused" ] && scrape; then
+	ok "8 slow clients held one address's slots, were cut by the 10 s request deadline ($(sed -n 's/^cut 8 of 8 //p' "$tmp/slow") s), and scrapes go on"
+else
+	bad "slow clients" "$held; $(tr '\n' ' ' < "$tmp/slow"); scrape after: $(scrape && echo ok || echo refused)"
+fi
+if grep -q "metrics: [0-9]* connections\? cut: no whole request within 10 s" "$tmp/agent.log"; then
+	ok "the log says the slow connections were cut"
+else
+	bad "slow clients log" "no 'connections cut' line"
+fi
+
+wait "$silent_pid"
+secs=$(cat "$tmp/silent")
+kill -TERM "$plain_pid" 2> /dev/null
+wait "$plain_pid"
+if awk -v s="$secs" 'BEGIN { exit !(s >= 9 && s < 15) }' &&
+	grep -q "closed: no request within 10000 ms" "$tmp/plain.log"; then
+	ok "plaintext: a coordinator connection with no request is closed after ${secs} s, and the log says so"
+else
+	bad "plaintext idle connection" "closed after '${secs}' s, want about 10; log: $(grep -c 'no request within' "$tmp/plain.log") lines"
+fi
+
 # A second agent on the same metrics port: it says why and what to do, and stops (exit 1).
 nsx "$tmp/bin/rdmachaos-agent" --name t2 --listen 127.0.0.1:17794 --insecure-plaintext \
 	--state-dir "$tmp/state2" --audit-log none --metrics-listen "127.0.0.1:$mport" > "$tmp/out" 2>&1

@@ -109,18 +109,7 @@ start_agent t "$tmp/agent.log" --tls-dir "$pki" || { echo "agent tls: $pass pass
 addr=127.0.0.1:$port
 
 # One coordinator that never says a word: the agent must drop it after its handshake deadline.
-python3 - "$port" > "$tmp/silent" 2>&1 << 'PY' &
-import socket, sys, time
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-t0 = time.monotonic()
-s.settimeout(30)
-try:
-    while s.recv(4096):
-        pass
-except OSError:
-    pass
-print("%.1f" % (time.monotonic() - t0))
-PY
+python3 "$top/tests/agent/silent_client.py" "$port" > "$tmp/silent" 2>&1 &
 silent_pid=$!
 
 export RDMACHAOS_TLS_DIR=$pki

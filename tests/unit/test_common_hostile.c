@@ -243,12 +243,44 @@ static void test_send_limit(void **state)
 	free(big);
 }
 
+/* A peer that never reads costs at most RC_CONN_OUT_MAX of queued output, then is given up. */
+static void test_output_bounded(void **state)
+{
+	char *big = malloc(100 * 1024 + 1);
+	struct rc_transport *t;
+	struct rc_conn c;
+	unsigned int n = 0;
+	json_t *msg;
+	int sv[2], ret;
+
+	assert_non_null(big);
+	memset(big, 'x', 100 * 1024);
+	big[100 * 1024] = '\0';
+	msg = json_pack("{s:s}", "a", big);
+	assert_non_null(msg);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	assert_int_equal(rc_tcp_wrap(sv[0], &t), 0);
+	assert_int_equal(rc_conn_init(&c, t), 0);
+	while (!(ret = rc_conn_send(&c, RC_MSG_EVENT, msg)) && n < 10000)
+		n++;
+	assert_int_equal(ret, -ENOBUFS);
+	assert_true(c.out_len <= RC_CONN_OUT_MAX);
+	assert_true(c.out_cap <= 2 * RC_CONN_OUT_MAX);
+	/* what the socket took, plus the queue: far from unbounded */
+	assert_true(n < (RC_CONN_OUT_MAX + (8u << 20)) / (100 * 1024));
+	rc_conn_close(&c);
+	close(sv[1]);
+	json_decref(msg);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_size_limit), cmocka_unit_test(test_truncated),
-	    cmocka_unit_test(test_versions),   cmocka_unit_test(test_replay),
-	    cmocka_unit_test(test_conn),       cmocka_unit_test(test_send_limit),
+	    cmocka_unit_test(test_size_limit),	   cmocka_unit_test(test_truncated),
+	    cmocka_unit_test(test_versions),	   cmocka_unit_test(test_replay),
+	    cmocka_unit_test(test_conn),	   cmocka_unit_test(test_send_limit),
+	    cmocka_unit_test(test_output_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,6 +138,72 @@ static void test_receiver(void **state)
 	json_decref(events);
 }
 
+/*
+ * Issue 13: 64 connections trickling their headers (a byte a second, inside the 5 s idle
+ * timeout) took every slot the receiver gives one address, and every real POST failed. Now each
+ * has 5 s for its whole request: the drill's drain cuts them, and the next POST gets through.
+ */
+static void test_slow_clients(void **state)
+{
+	enum { SLOW = 64 };
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	int port = 20000 + (int)((getpid() + 7) % 20000), fds[SLOW], i, open_, code;
+	struct alerts *a = NULL;
+	struct alerts_counts n;
+	json_t *events = json_array();
+	char err[256], addr[32], c;
+	uint64_t start, last_byte = 0;
+
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	assert_int_equal(alerts_start(addr, "s3cret", &a, err, sizeof(err)), 0);
+	sin.sin_port = htons((uint16_t)port);
+	inet_pton(AF_INET, "127.0.0.1", &sin.sin_addr);
+	for (i = 0; i < SLOW; i++) {
+		fds[i] = socket(AF_INET, SOCK_STREAM, 0);
+		assert_true(fds[i] >= 0);
+		assert_int_equal(connect(fds[i], (struct sockaddr *)&sin, sizeof(sin)), 0);
+		assert_int_equal(write(fds[i], "POST /alerts HTTP/1.1\r\nX: ", 27), 27);
+	}
+	start = rc_now_ns();
+	code = 0;
+	for (;;) {
+		uint64_t now = rc_now_ns();
+
+		alerts_drain(a, events, 0);
+		if (now - last_byte >= RC_NSEC_PER_SEC) { /* a byte a second: never idle for 5 s */
+			for (i = 0; i < SLOW; i++)
+				if (fds[i] >= 0)
+					(void)!send(fds[i], "x", 1, MSG_NOSIGNAL);
+			last_byte = now;
+		}
+		if (!code && now - start > 2 * RC_NSEC_PER_SEC)
+			code = http(port, "POST", webhook); /* every slot is taken: refused */
+		for (i = 0, open_ = 0; i < SLOW; i++) {
+			if (fds[i] < 0)
+				continue;
+			if (recv(fds[i], &c, 1, MSG_DONTWAIT) == -1 &&
+			    (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				open_++;
+				continue;
+			}
+			close(fds[i]); /* cut: EOF, or a reset */
+			fds[i] = -1;
+		}
+		if (!open_ || now - start > 12 * RC_NSEC_PER_SEC)
+			break;
+		usleep(100 * 1000);
+	}
+	assert_int_equal(open_, 0);
+	assert_true(rc_now_ns() - start >= 4 * RC_NSEC_PER_SEC); /* not before their 5 s */
+	assert_int_not_equal(code, 200);
+	assert_int_equal(http(port, "POST", webhook), 200);
+	alerts_counts(a, &n);
+	assert_int_equal(n.timed_out, SLOW);
+	assert_int_equal(n.received, 1);
+	alerts_stop(a);
+	json_decref(events);
+}
+
 static json_t *alert_ev(const char *name, const char *status, double t)
 {
 	return json_pack("{s:s,s:s,s:s,s:f,s:s}", "kind", "alert", "alertname", name, "status",
@@ -277,6 +343,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_receiver),
+	    cmocka_unit_test(test_slow_clients),
 	    cmocka_unit_test(test_coverage),
 	    cmocka_unit_test(test_scenario),
 	};
