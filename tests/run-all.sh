@@ -15,7 +15,7 @@
 #        offline-1  unit tests (ASan+UBSan), then the fuzz smoke
 #        offline-2  report tests
 #        agents     the host-only agent tests (network namespaces; mostly waiting on timers,
-#                   so not niced)
+#                   so not niced; the soak's hostile load niced by itself)
 #      The drills' streams are paced (workload.rate: 4MB/s, a quarter of what a TCG lab
 #      carries) and the guests run at nice -5 and the CPU-heavy offline jobs at nice 10, so
 #      the guests get the CPU they need first and the drills' numbers do not move with the
