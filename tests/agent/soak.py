@@ -110,6 +110,7 @@ def hostile(kind, host, port, end, counts):
             elif kind == "deaf":
                 c = rc_client.Conn("%s:%d" % (host, port))
                 c.call({"op": "subscribe"}, 1, timeout=5)
+                counts[kind] = n = n + 1
                 while time.monotonic() < end:  # never reads again
                     time.sleep(1)
                 continue
