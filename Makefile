@@ -69,7 +69,8 @@ $(BUILD)/pic/%.o: %.c $(wildcard */*.h)
 	$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -DRC_SHIM_LIB -c -o $@ $<
 
 # The shim's self-test, run under the shim on real rxe (tests/shim/run_lab_selftest.sh).
-$(BUILD)/tests/shim_selftest: $(call OBJ,tests/shim/shim_selftest.c common/shim_proto.c injectors/inj_rdma_nl.c)
+$(BUILD)/tests/shim_selftest: $(call OBJ,tests/shim/shim_selftest.c common/shim_proto.c injectors/inj_rdma_nl.c \
+				     injectors/inj_util.c)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 

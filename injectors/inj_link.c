@@ -13,31 +13,6 @@
 #include "injectors/inj_link.h"
 #include "injectors/inj_util.h"
 
-/* libnl reports its own NLE_* codes; the agent speaks errno. */
-static int inj_nl_errno(int nlerr)
-{
-	switch (nlerr < 0 ? -nlerr : nlerr) {
-	case NLE_PERM:
-		return -EPERM;
-	case NLE_NODEV:
-	case NLE_OBJ_NOTFOUND:
-		return -ENODEV;
-	case NLE_NOMEM:
-		return -ENOMEM;
-	case NLE_BUSY:
-		return -EBUSY;
-	case NLE_INVAL:
-	case NLE_RANGE:
-		return -EINVAL;
-	case NLE_OPNOTSUPP:
-		return -EOPNOTSUPP;
-	case NLE_AGAIN:
-		return -EAGAIN;
-	default:
-		return -EIO;
-	}
-}
-
 static int inj_link_fail(struct inj_fault *f, const char *what, int nlerr)
 {
 	int err = inj_nl_errno(nlerr);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "injectors/inj_rdma_nl.h"
+#include "injectors/inj_util.h"
 
 #define RNL_MAXATTR (RDMA_NLDEV_ATTR_MAX - 1)
 #define RNL_MAX_DEVS 64
@@ -50,27 +51,6 @@ struct rnl_ctx {
 	size_t nqps, cap;
 	int err; /* -ENOMEM from a callback */
 };
-
-static int rnl_errno(int nlerr)
-{
-	switch (nlerr < 0 ? -nlerr : nlerr) {
-	case NLE_PERM:
-		return -EPERM;
-	case NLE_NOMEM:
-		return -ENOMEM;
-	case NLE_PROTO_MISMATCH:
-	case NLE_AF_NOSUPPORT:
-	case NLE_OPNOTSUPP:
-		return -EPROTONOSUPPORT;
-	case NLE_NODEV:
-	case NLE_OBJ_NOTFOUND:
-		return -ENODEV;
-	case NLE_INVAL:
-		return -EINVAL;
-	default:
-		return -EIO;
-	}
-}
 
 static int rnl_dev_cb(struct nl_msg *msg, void *arg)
 {
@@ -173,7 +153,7 @@ static int rnl_dump(struct nl_sock *sk, int cmd, long long dev_index, nl_recvmsg
 		ret = nl_recvmsgs_default(sk);
 	if (ret < 0) {
 		snprintf(err, errlen, "RDMA netlink: %s: %s", what, nl_geterror(ret));
-		return rnl_errno(ret);
+		return inj_nl_errno(ret);
 	}
 	if (c->err) {
 		snprintf(err, errlen, "RDMA netlink: %s: out of memory", what);
@@ -204,10 +184,10 @@ int inj_rdma_nl_qps(const char *device, struct inj_rdma_qp **qps, size_t *n, cha
 	ret = nl_connect(sk, NETLINK_RDMA);
 	if (ret < 0) {
 		snprintf(err, errlen, "RDMA netlink: connect: %s%s", nl_geterror(ret),
-			 rnl_errno(ret) == -EPROTONOSUPPORT
+			 inj_nl_errno(ret) == -EPROTONOSUPPORT
 			     ? " (this kernel has no RDMA netlink: no RDMA support loaded)"
 			     : "");
-		ret = rnl_errno(ret);
+		ret = inj_nl_errno(ret);
 		goto out;
 	}
 	ret = rnl_dump(sk, RDMA_NLDEV_CMD_GET, -1, rnl_dev_cb, c, "device dump", err, errlen);

@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <netlink/errno.h>
+
+#include "common/shim_proto.h"
 #include "injectors/inj_util.h"
 
 int inj_fail(struct inj_fault *f, int err, const char *fmt, ...)
@@ -82,4 +85,46 @@ int inj_params_int(const char *who, const json_t *params, const char *key, bool 
 	}
 	*out = json_integer_value(v);
 	return 0;
+}
+
+int inj_nl_errno(int nlerr)
+{
+	switch (nlerr < 0 ? -nlerr : nlerr) {
+	case NLE_PERM:
+		return -EPERM;
+	case NLE_NODEV:
+	case NLE_OBJ_NOTFOUND:
+		return -ENODEV;
+	case NLE_EXIST:
+		return -EEXIST;
+	case NLE_NOMEM:
+		return -ENOMEM;
+	case NLE_BUSY:
+		return -EBUSY;
+	case NLE_INVAL:
+	case NLE_RANGE:
+		return -EINVAL;
+	case NLE_OPNOTSUPP:
+		return -EOPNOTSUPP;
+	case NLE_PROTO_MISMATCH:
+	case NLE_AF_NOSUPPORT:
+		return -EPROTONOSUPPORT;
+	case NLE_AGAIN:
+		return -EAGAIN;
+	default:
+		return -EIO;
+	}
+}
+
+int inj_shim_call(struct inj_fault *f, const char *sock, const struct shim_cmd *c, int timeout_ms,
+		  const char *who, bool gone_ok, json_t **reply)
+{
+	char why[INJ_ERR_LEN];
+	int ret;
+
+	*reply = NULL;
+	ret = shim_call(sock, c, timeout_ms, reply, why, sizeof(why));
+	if (!ret || (ret == -ESRCH && gone_ok))
+		return ret;
+	return inj_fail(f, ret, "%s: %s", who, why);
 }

@@ -477,14 +477,10 @@ static int mr_shim(struct inj_fault *f, const char *sock, enum shim_op op, const
 		   json_t **reply)
 {
 	struct shim_cmd cmd = c ? *c : (struct shim_cmd){.op = op};
-	char why[INJ_ERR_LEN];
-	int ret;
+	char who[128];
 
-	*reply = NULL;
-	ret = shim_call(sock, &cmd, MR_SHIM_TIMEOUT_MS, reply, why, sizeof(why));
-	if (ret)
-		inj_fail(f, ret, "mr_failure: workload %s: %s", f->target.workload, why);
-	return ret;
+	snprintf(who, sizeof(who), "mr_failure: workload %s", f->target.workload);
+	return inj_shim_call(f, sock, &cmd, MR_SHIM_TIMEOUT_MS, who, false, reply);
 }
 
 static int mr_prepare_shim(struct inj_fault *f, struct mr_priv *priv, const struct mr_params *p)

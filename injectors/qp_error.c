@@ -510,17 +510,16 @@ static void qpe_report_now(struct inj_fault *f, const json_t *shim_reply)
 
 /* ---- shim mechanism ---- */
 
-static int qpe_shim(struct inj_fault *f, const struct shim_cmd *c, json_t **reply)
+/* A call to the workload's shim; what went wrong, with the workload named, in f->err. */
+static int qpe_shim(struct inj_fault *f, const struct shim_cmd *c, const char *what, bool gone_ok,
+		    json_t **reply)
 {
 	struct qpe_priv *priv = f->priv;
-	char err[INJ_ERR_LEN];
-	int ret;
+	char who[160];
 
-	ret = shim_call(priv->sock, c, QPE_SHIM_TIMEOUT_MS, reply, err, sizeof(err));
-	if (ret)
-		return inj_fail(f, ret, "qp_error: workload %s (pid %d): %s", priv->workload,
-				priv->pid, err);
-	return 0;
+	snprintf(who, sizeof(who), "qp_error: workload %s (pid %d)%s", priv->workload, priv->pid,
+		 what);
+	return inj_shim_call(f, priv->sock, c, QPE_SHIM_TIMEOUT_MS, who, gone_ok, reply);
 }
 
 static bool qpe_armed(const json_t *reply)
@@ -545,7 +544,7 @@ static int qpe_shim_prepare(struct inj_fault *f)
 	snprintf(priv->workload, sizeof(priv->workload), "%s",
 		 f->target.workload[0] ? f->target.workload : "?");
 	priv->pid = f->target.pid;
-	ret = qpe_shim(f, &c, &reply);
+	ret = qpe_shim(f, &c, "", false, &reply);
 	if (ret)
 		return ret;
 	if (qpe_armed(reply)) {
@@ -572,7 +571,7 @@ static int qpe_shim_inject(struct inj_fault *f)
 	if (priv->p.action == QPE_FAIL_WR)
 		c = (struct shim_cmd){
 		    .op = SHIM_OP_FAIL_WR, .count = priv->p.count, .wc_status = priv->p.wc_status};
-	ret = qpe_shim(f, &c, &reply);
+	ret = qpe_shim(f, &c, "", false, &reply);
 	if (ret)
 		return ret;
 	if (priv->p.action == QPE_FAIL_WR) {
@@ -618,22 +617,21 @@ static int qpe_shim_revert(struct inj_fault *f)
 {
 	struct qpe_priv *priv = f->priv;
 	struct shim_cmd c = {.op = SHIM_OP_CLEAR};
-	char err[INJ_ERR_LEN], list[160] = "";
+	char list[160] = "";
 	size_t i, off = 0;
 	json_t *reply, *v;
 	int ret;
 
 	priv->watch = false;
 	f->next_tick_ns = 0;
-	ret = shim_call(priv->sock, &c, QPE_SHIM_TIMEOUT_MS, &reply, err, sizeof(err));
+	ret = qpe_shim(f, &c, "", true, &reply);
 	if (ret == -ESRCH) {
 		inj_action(f, "workload %s (pid %d): gone, so nothing stays armed in its shim",
 			   priv->workload, priv->pid);
 		return 0;
 	}
 	if (ret)
-		return inj_fail(f, ret, "qp_error: workload %s (pid %d): %s", priv->workload,
-				priv->pid, err);
+		return ret;
 	inj_action(f, "workload %s (pid %d): shim disarmed (%s)", priv->workload, priv->pid,
 		   json_is_true(json_object_get(reply, "was_armed")) ? "it was still armed"
 								     : "nothing was armed");
@@ -654,16 +652,14 @@ static int qpe_shim_verify(struct inj_fault *f)
 {
 	struct qpe_priv *priv = f->priv;
 	struct shim_cmd c = {.op = SHIM_OP_STATUS};
-	char err[INJ_ERR_LEN];
 	json_t *reply;
 	int ret;
 
-	ret = shim_call(priv->sock, &c, QPE_SHIM_TIMEOUT_MS, &reply, err, sizeof(err));
+	ret = qpe_shim(f, &c, ": verify", true, &reply);
 	if (ret == -ESRCH)
 		return 0; /* the process is gone: nothing can be armed in it */
 	if (ret)
-		return inj_fail(f, ret, "qp_error: workload %s (pid %d): verify: %s",
-				priv->workload, priv->pid, err);
+		return ret;
 	if (qpe_armed(reply)) {
 		json_decref(reply);
 		return inj_fail(f, -EIO,
@@ -677,39 +673,15 @@ static int qpe_shim_verify(struct inj_fault *f)
 
 /* ---- transport mechanism: ingress qdisc + u32 drop through libnl-route ---- */
 
-static int qpe_nl_errno(int nlerr)
-{
-	switch (nlerr < 0 ? -nlerr : nlerr) {
-	case NLE_PERM:
-		return -EPERM;
-	case NLE_NODEV:
-		return -ENODEV;
-	case NLE_OBJ_NOTFOUND:
-		return -ENOENT;
-	case NLE_EXIST:
-		return -EEXIST;
-	case NLE_NOMEM:
-		return -ENOMEM;
-	case NLE_BUSY:
-		return -EBUSY;
-	case NLE_INVAL:
-	case NLE_RANGE:
-		return -EINVAL;
-	case NLE_OPNOTSUPP:
-		return -EOPNOTSUPP;
-	default:
-		return -EIO;
-	}
-}
-
 static int qpe_tc_fail(struct inj_fault *f, const char *what, int nlerr)
 {
 	struct qpe_priv *priv = f->priv;
-	int err = qpe_nl_errno(nlerr);
+	int err = inj_nl_errno(nlerr);
 
+	/* tc's "not found" is a filter, action or qdisc kind the kernel does not have */
 	return inj_fail(f, err, "qp_error: %s: %s: %s%s", priv->netdev, what, nl_geterror(nlerr),
 			err == -EPERM ? " (need CAP_NET_ADMIN)"
-			: err == -ENOENT || err == -EOPNOTSUPP
+			: nlerr == -NLE_OBJ_NOTFOUND || err == -EOPNOTSUPP
 			    ? " (is the kernel's cls_u32 / act_gact / sch_ingress available?)"
 			    : "");
 }

@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include <netlink/errno.h>
+
+#include "injectors/inj_util.h"
 #include "injectors/injector.h"
 
 /* Runs inj's validate on JSON text; returns its result, the sentence in err. */
@@ -95,13 +98,40 @@ static void test_port_flap_refuses(void **state)
 	}
 }
 
+/* One libnl-to-errno table for every injector (issue 14: three disagreed on NLE_OBJ_NOTFOUND). */
+static void test_nl_errno(void **state)
+{
+	static const struct {
+		int nle, err;
+	} table[] = {
+	    {NLE_PERM, EPERM},
+	    {NLE_NODEV, ENODEV},
+	    {NLE_OBJ_NOTFOUND, ENODEV},
+	    {NLE_EXIST, EEXIST},
+	    {NLE_NOMEM, ENOMEM},
+	    {NLE_BUSY, EBUSY},
+	    {NLE_INVAL, EINVAL},
+	    {NLE_RANGE, EINVAL},
+	    {NLE_OPNOTSUPP, EOPNOTSUPP},
+	    {NLE_AGAIN, EAGAIN},
+	    {NLE_PROTO_MISMATCH, EPROTONOSUPPORT},
+	    {NLE_AF_NOSUPPORT, EPROTONOSUPPORT},
+	    {NLE_FAILURE, EIO},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		assert_int_equal(inj_nl_errno(-table[i].nle), -table[i].err);
+		assert_int_equal(inj_nl_errno(table[i].nle), -table[i].err); /* either sign */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_registry),
-	    cmocka_unit_test(test_link_down_params),
-	    cmocka_unit_test(test_port_flap_accepts),
-	    cmocka_unit_test(test_port_flap_refuses),
+	    cmocka_unit_test(test_registry),	      cmocka_unit_test(test_link_down_params),
+	    cmocka_unit_test(test_port_flap_accepts), cmocka_unit_test(test_port_flap_refuses),
+	    cmocka_unit_test(test_nl_errno),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
