@@ -81,6 +81,48 @@ const char *rc_format_duration_ms(uint64_t ms, char *buf, size_t len)
 	return buf;
 }
 
+const char *rc_format_ms(double ms, char *buf, size_t len)
+{
+	long long r;
+
+	if (!isfinite(ms) || fabs(ms) > 1e15) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	if (ms < 1000) {
+		if (ms < 10 && fabs(ms - round(ms)) >= 0.05)
+			snprintf(buf, len, "%.1f ms", ms);
+		else
+			snprintf(buf, len, "%.0f ms", ms);
+		return buf;
+	}
+	r = llround(ms);
+	if (r % 1000 == 0)
+		snprintf(buf, len, "%lld s", r / 1000);
+	else if (r % 100 == 0)
+		snprintf(buf, len, "%.1f s", (double)r / 1000);
+	else if (r % 10 == 0)
+		snprintf(buf, len, "%.2f s", (double)r / 1000);
+	else
+		snprintf(buf, len, "%.3f s", (double)r / 1000);
+	return buf;
+}
+
+const char *rc_format_window(double from_ms, double to_ms, char *buf, size_t len)
+{
+	char a[32], b[32];
+	size_t n;
+
+	rc_format_ms(from_ms, a, sizeof(a));
+	rc_format_ms(to_ms, b, sizeof(b));
+	/* one unit when both are seconds: "5-15 s" */
+	n = strlen(a);
+	if (from_ms >= 1000 && to_ms >= 1000 && n > 2 && !strcmp(a + n - 2, " s"))
+		a[n - 2] = '\0';
+	snprintf(buf, len, "%s-%s", a, b);
+	return buf;
+}
+
 int rc_parse_size(const char *s, uint64_t *bytes)
 {
 	static const struct {

@@ -29,6 +29,15 @@ int rc_parse_duration_ms(const char *s, uint64_t *ms);
  */
 const char *rc_format_duration_ms(uint64_t ms, char *buf, size_t len);
 
+/*
+ * A measured time for people to read, as short as the value allows: "812 ms", "1.4 ms", "30 s",
+ * "4.2 s", "2.499 s" ("?" when not finite or absurd). Not for reading back: that is
+ * rc_format_duration_ms(). Returns buf.
+ */
+const char *rc_format_ms(double ms, char *buf, size_t len);
+/* A window of the drill's clock in ms, the same way: "5-15 s", "500 ms-2 s". Returns buf. */
+const char *rc_format_window(double from_ms, double to_ms, char *buf, size_t len);
+
 /* "64KiB", "1MiB", "4096", "1k" (k/M/G are powers of 1024 too). -EINVAL on junk. */
 int rc_parse_size(const char *s, uint64_t *bytes);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/units.h"
 #include "coordinator/evaluate.h"
 #include "coordinator/schedule.h"
 
@@ -68,44 +69,6 @@ static bool ev_client_interval(const json_t *e)
 }
 
 /* ---- formatting -------------------------------------------------------- */
-
-/* "812 ms", "1.4 ms", "30 s", "31.2 s", "30.04 s": as short as the value allows. */
-static const char *fmt_ms(double ms, char *buf, size_t len)
-{
-	long long r;
-
-	if (ms < 1000) {
-		if (ms < 10 && fabs(ms - round(ms)) >= 0.05)
-			snprintf(buf, len, "%.1f ms", ms);
-		else
-			snprintf(buf, len, "%.0f ms", ms);
-		return buf;
-	}
-	r = llround(ms);
-	if (r % 1000 == 0)
-		snprintf(buf, len, "%lld s", r / 1000);
-	else if (r % 100 == 0)
-		snprintf(buf, len, "%.1f s", (double)r / 1000);
-	else if (r % 10 == 0)
-		snprintf(buf, len, "%.2f s", (double)r / 1000);
-	else
-		snprintf(buf, len, "%.3f s", (double)r / 1000);
-	return buf;
-}
-
-/* "5-15 s" for a window in ms. */
-static const char *fmt_window(double from, double to, char *buf, size_t len)
-{
-	char a[32], b[32];
-
-	fmt_ms(from, a, sizeof(a));
-	fmt_ms(to, b, sizeof(b));
-	/* drop the first unit when both are seconds: "5-15 s" */
-	if (from >= 1000 && to >= 1000)
-		a[strlen(a) - 2] = '\0';
-	snprintf(buf, len, "%s-%s", a, b);
-	return buf;
-}
 
 __attribute__((format(printf, 2, 3))) static void reason(json_t *reasons, const char *fmt, ...)
 {
@@ -832,11 +795,11 @@ static int judge(json_t *problems, const char *fault, const char *what, const st
 		return 2;
 	}
 	if (m->seen)
-		reason(problems, "%s: %s %s > %s", fault, what, fmt_ms(m->ms, a, sizeof(a)),
-		       fmt_ms(m->threshold_ms, b, sizeof(b)));
+		reason(problems, "%s: %s %s > %s", fault, what, rc_format_ms(m->ms, a, sizeof(a)),
+		       rc_format_ms(m->threshold_ms, b, sizeof(b)));
 	else
 		reason(problems, "%s: %s not seen within %s%s%s", fault, what,
-		       fmt_ms(m->threshold_ms, b, sizeof(b)), detail ? " " : "",
+		       rc_format_ms(m->threshold_ms, b, sizeof(b)), detail ? " " : "",
 		       detail ? detail : "");
 	return 1;
 }
@@ -856,8 +819,9 @@ static int judge_failback(json_t *problems, const char *fault, const struct sc_e
 	reason(problems,
 	       "%s: failback outage %s > %s (throughput below %.0f%% of the baseline after the "
 	       "revert; lowest %.0f%%)",
-	       fault, fmt_ms(fb->outage_ms, a, sizeof(a)), fmt_ms(fb->threshold_ms, b, sizeof(b)),
-	       x->failback_ratio * 100, fb->min_ratio * 100);
+	       fault, rc_format_ms(fb->outage_ms, a, sizeof(a)),
+	       rc_format_ms(fb->threshold_ms, b, sizeof(b)), x->failback_ratio * 100,
+	       fb->min_ratio * 100);
 	return 1;
 }
 
@@ -960,8 +924,8 @@ static int judge_trials(json_t *problems, json_t *good, const struct sc_expect *
 			if (st.ok) {
 				reason(good, "%s: %s %s %s over %u trials (within %s)", d->base,
 				       ev_phase_name((enum ev_phase)p), sc_stat_name(st.stat),
-				       fmt_ms(st.value, a, sizeof(a)), st.n,
-				       fmt_ms(st.threshold_ms, b, sizeof(b)));
+				       rc_format_ms(st.value, a, sizeof(a)), st.n,
+				       rc_format_ms(st.threshold_ms, b, sizeof(b)));
 				continue;
 			}
 			worst = 1;
@@ -970,12 +934,12 @@ static int judge_trials(json_t *problems, json_t *good, const struct sc_expect *
 				       "%s: %s %s over %u trials: not seen within %s in %u of them",
 				       d->base, ev_phase_name((enum ev_phase)p),
 				       sc_stat_name(st.stat), st.n,
-				       fmt_ms(st.threshold_ms, b, sizeof(b)), st.n - st.seen);
+				       rc_format_ms(st.threshold_ms, b, sizeof(b)), st.n - st.seen);
 			else
 				reason(problems, "%s: %s %s over %u trials %s > %s", d->base,
 				       ev_phase_name((enum ev_phase)p), sc_stat_name(st.stat), st.n,
-				       fmt_ms(st.value, a, sizeof(a)),
-				       fmt_ms(st.threshold_ms, b, sizeof(b)));
+				       rc_format_ms(st.value, a, sizeof(a)),
+				       rc_format_ms(st.threshold_ms, b, sizeof(b)));
 		}
 	}
 	return worst;
@@ -1001,10 +965,10 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 			reason(problems, "baseline throughput is 0: no baseline was measured");
 		else if (!b->samples)
 			reason(problems, "baseline throughput is 0: no samples in %s",
-			       fmt_window(b->from_ms, b->to_ms, w, sizeof(w)));
+			       rc_format_window(b->from_ms, b->to_ms, w, sizeof(w)));
 		else
 			reason(problems, "baseline throughput is 0: %u samples in %s moved no data",
-			       b->samples, fmt_window(b->from_ms, b->to_ms, w, sizeof(w)));
+			       b->samples, rc_format_window(b->from_ms, b->to_ms, w, sizeof(w)));
 	}
 	signal_list(expect, sigs, sizeof(sigs));
 	for (i = 0; i < nr_faults; i++) {
@@ -1051,17 +1015,18 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 
 		if (r->isolation_checked)
 			snprintf(detail, sizeof(detail), ", isolated in %s (%s)",
-				 fmt_ms(r->isolation.ms, s2, sizeof(s2)), r->isolation.signal);
+				 rc_format_ms(r->isolation.ms, s2, sizeof(s2)),
+				 r->isolation.signal);
 		else
 			detail[0] = '\0';
 		if (r->recovery.note[0] && r->recovery.ms == 0)
 			reason(good, "%s: detected in %s (%s)%s, %s", name,
-			       fmt_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal, detail,
-			       r->recovery.note);
+			       rc_format_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal,
+			       detail, r->recovery.note);
 		else
 			reason(good, "%s: detected in %s (%s)%s, recovered in %s", name,
-			       fmt_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal, detail,
-			       fmt_ms(r->recovery.ms, s3, sizeof(s3)));
+			       rc_format_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal,
+			       detail, rc_format_ms(r->recovery.ms, s3, sizeof(s3)));
 	}
 	j = judge_trials(problems, good, expect, results, faults, nr_faults);
 	fail |= j == 1;

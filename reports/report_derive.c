@@ -14,47 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/units.h"
 #include "reports/report.h"
 #include "reports/report_util.h"
 
 /* ---- formatting --------------------------------------------------------- */
-
-/* "812 ms", "1.4 ms", "30 s", "4.2 s", "2.499 s": as short as the value allows. */
-static const char *fmt_dur(double ms, char *buf, size_t len)
-{
-	long long r;
-
-	if (!isfinite(ms) || fabs(ms) > 1e15) {
-		snprintf(buf, len, "?");
-		return buf;
-	}
-	if (ms < 1000)
-		return ru_fmt_ms(ms, buf, len);
-	r = llround(ms);
-	if (r % 1000 == 0)
-		snprintf(buf, len, "%lld s", r / 1000);
-	else if (r % 100 == 0)
-		snprintf(buf, len, "%.1f s", (double)r / 1000);
-	else if (r % 10 == 0)
-		snprintf(buf, len, "%.2f s", (double)r / 1000);
-	else
-		snprintf(buf, len, "%.3f s", (double)r / 1000);
-	return buf;
-}
-
-/* "5-15 s" for a window in ms. */
-static const char *fmt_window(double from, double to, char *buf, size_t len)
-{
-	char a[32], b[32];
-
-	fmt_dur(from, a, sizeof(a));
-	fmt_dur(to, b, sizeof(b));
-	/* drop the first unit when both are seconds: "5-15 s" */
-	if (from >= 1000 && to >= 1000 && strlen(a) > 2 && !strcmp(a + strlen(a) - 2, " s"))
-		a[strlen(a) - 2] = '\0';
-	snprintf(buf, len, "%s-%s", a, b);
-	return buf;
-}
 
 /* A count as an integer ("12"), or "?" when it is out of range. */
 static const char *fmt_count(double v, char *buf, size_t len)
@@ -436,7 +400,7 @@ static void item_detection(json_t *items, const json_t *r, const json_t *f, cons
 			fmt(because, sizeof(because),
 			    "detection %s > %s: the first signal was %s, nothing from the fabric "
 			    "came sooner",
-			    fmt_dur(ms, a, sizeof(a)), fmt_dur(thr, b, sizeof(b)),
+			    rc_format_ms(ms, a, sizeof(a)), rc_format_ms(thr, b, sizeof(b)),
 			    sig ? sig : "unnamed");
 		} else {
 			fmt(item, sizeof(item),
@@ -444,7 +408,7 @@ static void item_detection(json_t *items, const json_t *r, const json_t *f, cons
 			    "debounce), or alert on an earlier signal",
 			    sig);
 			fmt(because, sizeof(because), "detection %s > %s, first seen as %s",
-			    fmt_dur(ms, a, sizeof(a)), fmt_dur(thr, b, sizeof(b)), sig);
+			    rc_format_ms(ms, a, sizeof(a)), rc_format_ms(thr, b, sizeof(b)), sig);
 		}
 		add_item(items, id, item, because);
 		return;
@@ -454,7 +418,7 @@ static void item_detection(json_t *items, const json_t *r, const json_t *f, cons
 	    "add a detection signal that sees this fault (port_event, link_event or an error "
 	    "counter): none of the expected ones fired");
 	fmt(because, sizeof(because), "detection not seen within %s (signals: %s)%s%s",
-	    fmt_dur(thr, b, sizeof(b)), sigs[0] ? sigs : "none listed",
+	    rc_format_ms(thr, b, sizeof(b)), sigs[0] ? sigs : "none listed",
 	    note && !ru_streq(note, "not seen") ? ": " : "",
 	    note && !ru_streq(note, "not seen") ? note : "");
 	add_item(items, id, item, because);
@@ -475,8 +439,9 @@ static void item_isolation(json_t *items, const json_t *r, const json_t *f, cons
 	}
 	ru_num(m, "threshold_ms", &thr);
 	if (ru_num(m, "ms", &ms)) {
-		fmt(because, sizeof(because), "isolation %s > %s (%s)", fmt_dur(ms, a, sizeof(a)),
-		    fmt_dur(thr, b, sizeof(b)), ru_str(m, "signal") ?: "unnamed signal");
+		fmt(because, sizeof(because), "isolation %s > %s (%s)",
+		    rc_format_ms(ms, a, sizeof(a)), rc_format_ms(thr, b, sizeof(b)),
+		    ru_str(m, "signal") ?: "unnamed signal");
 		add_item(items, id,
 			 "check the job's failover (multi-rail / bonding): it left the faulty path "
 			 "too late",
@@ -490,7 +455,7 @@ static void item_isolation(json_t *items, const json_t *r, const json_t *f, cons
 	else
 		fmt(detail, sizeof(detail), "no rail_down or failover");
 	fmt(because, sizeof(because), "isolation not seen within %s: %s",
-	    fmt_dur(thr, b, sizeof(b)), detail);
+	    rc_format_ms(thr, b, sizeof(b)), detail);
 	add_item(items, id,
 		 "check the job's failover (multi-rail / bonding): it never left the faulty path",
 		 because);
@@ -520,7 +485,7 @@ static void item_recovery(json_t *items, const json_t *r, const json_t *f, const
 		fmt(qp, sizeof(qp), " (QP timeout %.0f, retry_cnt %.0f)", t, n);
 	if (ru_num(m, "ms", &ms)) {
 		fmt(because, sizeof(because), "recovery %s > %s: throughput stayed below %s%s",
-		    fmt_dur(ms, a, sizeof(a)), fmt_dur(thr, b, sizeof(b)), share, qp);
+		    rc_format_ms(ms, a, sizeof(a)), rc_format_ms(thr, b, sizeof(b)), share, qp);
 		add_item(items, id,
 			 "shorten recovery (QP timeout and retry_cnt, the reconnect and failback "
 			 "path), or revisit the recovery threshold if it is unrealistic",
@@ -529,7 +494,7 @@ static void item_recovery(json_t *items, const json_t *r, const json_t *f, const
 	}
 	fmt(because, sizeof(because),
 	    "recovery not seen within %s: %s; throughput stayed below %s%s",
-	    fmt_dur(thr, b, sizeof(b)), note ? note : "throughput never came back", share, qp);
+	    rc_format_ms(thr, b, sizeof(b)), note ? note : "throughput never came back", share, qp);
 	add_item(items, id,
 		 "make the job recover from this fault: throughput did not come back (reconnect, "
 		 "failback, retry budget)",
@@ -554,7 +519,7 @@ static void item_failback(json_t *items, const json_t *r, const json_t *f, const
 	ru_num(fb, "threshold_ms", &thr);
 	ru_failback_why(fb, why, sizeof(why));
 	fmt(because, sizeof(because), "failback outage %s > %s after the revert (%s)",
-	    fmt_dur(ms, a, sizeof(a)), fmt_dur(thr, b, sizeof(b)), why);
+	    rc_format_ms(ms, a, sizeof(a)), rc_format_ms(thr, b, sizeof(b)), why);
 	add_item(items, id,
 		 "make failback graceful: move traffic back only once the repaired path carries "
 		 "it (drain, then switch), or stay on the surviving rail",
@@ -675,7 +640,7 @@ static void stat_dur(const json_t *st, const char *key, char *buf, size_t len)
 	double v;
 
 	if (ru_num(st, key, &v))
-		fmt_dur(v, buf, len);
+		rc_format_ms(v, buf, len);
 	else
 		snprintf(buf, len, "not seen");
 }
@@ -726,12 +691,12 @@ static void items_stats(json_t *items, const json_t *r, const json_t *any_trial,
 			stat_dur(st, "max", e, sizeof(e));
 			fmt(because, sizeof(because),
 			    "%s %s over %s trials %s > %s (p50 %s, p90 %s, max %s)", phase, stat,
-			    fmt_count(judged, n1, sizeof(n1)), fmt_dur(v, a, sizeof(a)),
-			    fmt_dur(thr, b, sizeof(b)), c, d, e);
+			    fmt_count(judged, n1, sizeof(n1)), rc_format_ms(v, a, sizeof(a)),
+			    rc_format_ms(thr, b, sizeof(b)), c, d, e);
 		} else
 			fmt(because, sizeof(because),
 			    "%s %s over %s trials: not seen within %s in %s of them", phase, stat,
-			    fmt_count(judged, n1, sizeof(n1)), fmt_dur(thr, b, sizeof(b)),
+			    fmt_count(judged, n1, sizeof(n1)), rc_format_ms(thr, b, sizeof(b)),
 			    fmt_count(judged - seen, n2, sizeof(n2)));
 		add_item(items, base, stat_items[k][1], because);
 	}
@@ -864,7 +829,7 @@ static void items_guards(json_t *items, const json_t *r)
 			ms = NAN;
 		fmt(because, sizeof(because), "guard %zu (%s) tripped at %s: %s", i,
 		    ru_str(g, "description") ?: "no description",
-		    isnan(ms) ? "an unrecorded time" : fmt_dur(ms, t, sizeof(t)),
+		    isnan(ms) ? "an unrecorded time" : rc_format_ms(ms, t, sizeof(t)),
 		    ru_str(g, "why") ?: "no reason recorded");
 		add_item(items, isnan(ms) ? NULL : fault_at(r, ms),
 			 "make the job ride out this fault above the guard's floor (a second "
@@ -905,7 +870,7 @@ static void items_evidence(json_t *items, const json_t *r)
 		if (json_is_number(json_array_get(w, 0)) && json_is_number(json_array_get(w, 1))) {
 			from = json_number_value(json_array_get(w, 0));
 			to = json_number_value(json_array_get(w, 1));
-			fmt(win, sizeof(win), " in %s", fmt_window(from, to, b, sizeof(b)));
+			fmt(win, sizeof(win), " in %s", rc_format_window(from, to, b, sizeof(b)));
 		}
 		if (!ru_num(r, "workload.baseline.samples", &v))
 			v = 0;
@@ -1002,10 +967,10 @@ static void items_anomalies(json_t *items, const json_t *r)
 		if (!text)
 			text = dump = json_dumps(a, JSON_COMPACT | JSON_ENCODE_ANY);
 		if (ru_num(a, "t_ms", &ms) && ru_str(a, "why"))
-			fmt(because, sizeof(because), "at %s: %s: %s", fmt_dur(ms, t, sizeof(t)),
-			    ru_str(a, "why"), text ? text : "?");
+			fmt(because, sizeof(because), "at %s: %s: %s",
+			    rc_format_ms(ms, t, sizeof(t)), ru_str(a, "why"), text ? text : "?");
 		else if (ru_num(a, "t_ms", &ms))
-			fmt(because, sizeof(because), "at %s: %s", fmt_dur(ms, t, sizeof(t)),
+			fmt(because, sizeof(because), "at %s: %s", rc_format_ms(ms, t, sizeof(t)),
 			    text ? text : "?");
 		else
 			fmt(because, sizeof(because), "%s", text ? text : "?");

@@ -36,7 +36,10 @@ char *ru_compact(const json_t *v);
 
 /* The number at path with `decimals` digits after the point, in buf; else RU_DASH. */
 const char *ru_num_text(const json_t *o, const char *path, int decimals, char *buf, size_t len);
-/* "812 ms", "1.4 ms": a tenth only below 10 ms, and only when it shows. */
+/*
+ * Always in milliseconds, for tables and titles that line values up by unit: "812 ms", "1.4 ms",
+ * "2047 ms" (a tenth only below 10 ms, and only when it shows). Prose uses rc_format_ms().
+ */
 const char *ru_fmt_ms(double ms, char *buf, size_t len);
 /* The milliseconds at path as ru_fmt_ms writes them, in buf; else RU_DASH. */
 const char *ru_ms_text(const json_t *o, const char *path, char *buf, size_t len);
