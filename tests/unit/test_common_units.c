@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "common/units.h"
@@ -70,12 +71,34 @@ static void test_parse_rate(void **state)
 		assert_int_equal(rc_parse_rate(bad[i], &v), -EINVAL);
 }
 
+/* Measured times for people: as short as the value allows; windows share the unit. */
+static void test_format_ms(void **state)
+{
+	static const struct {
+		double ms;
+		const char *want;
+	} table[] = {
+	    {0, "0 ms"},       {1.44, "1.4 ms"}, {1.0, "1 ms"},	  {9.96, "10 ms"},
+	    {812.3, "812 ms"}, {1000, "1 s"},	 {4200, "4.2 s"}, {30040, "30.04 s"},
+	    {2499, "2.499 s"}, {1e16, "?"},	 {NAN, "?"},
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		assert_string_equal(rc_format_ms(table[i].ms, buf, sizeof(buf)), table[i].want);
+	assert_string_equal(rc_format_window(5000, 15000, buf, sizeof(buf)), "5-15 s");
+	assert_string_equal(rc_format_window(500, 2000, buf, sizeof(buf)), "500 ms-2 s");
+	assert_string_equal(rc_format_window(1500, 2250, buf, sizeof(buf)), "1.5-2.25 s");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_format_duration),
 	    cmocka_unit_test(test_format_parses_back),
 	    cmocka_unit_test(test_parse_rate),
+	    cmocka_unit_test(test_format_ms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
