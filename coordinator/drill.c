@@ -1123,57 +1123,45 @@ static int drill_write(struct drill *d, json_t *report)
 	return ret ?: ret2;
 }
 
-int drill_run(const struct drill_opts *o)
+/*
+ * Loads and checks the scenario, makes the run folder and lays out the drill's windows, faults,
+ * flows and guards. -1 when the drill is to run (d->set_up), else the exit code: a bad
+ * scenario, a dry run, a run folder that cannot be made.
+ */
+static int drill_setup(struct drill *d)
 {
-	struct drill *d = calloc(1, sizeof(*d));
+	const struct drill_opts *o = d->o;
 	char err[1024];
-	struct ev_integrity in = {0};
-	json_t *reasons = NULL, *report = NULL;
-	enum ev_verdict v;
-	uint64_t t0_wall_ns;
 	double last_end = 0;
 	unsigned int i;
-	int ret, code;
+	int ret;
 
-	if (!d)
-		return RC_EXIT_INTERNAL;
-	d->o = o;
-	d->reasons = json_array();
-	d->cleanup = json_array();
-	d->cleanup_ok = true;
-	d->last_rail = -1;
-	d->aborted_by = -1;
 	ret = scenario_load(o->scenario, &d->sc, err, sizeof(err));
 	if (ret) {
 		prog_event("rdmachaos: %s", err);
-		code = ret == -EINVAL ? RC_EXIT_SCENARIO : RC_EXIT_USAGE;
-		goto free_d;
+		return ret == -EINVAL ? RC_EXIT_SCENARIO : RC_EXIT_USAGE;
 	}
 	ret = plan_check(&d->sc, o->have_seed ? o->seed : 1, err, sizeof(err));
 	if (ret) {
 		prog_event("rdmachaos: %s", err);
-		code = RC_EXIT_SCENARIO;
-		goto free_sc;
+		return RC_EXIT_SCENARIO;
 	}
 	if (o->dry_run) {
 		plan_print(stdout, &d->sc, o);
-		code = RC_EXIT_PASS;
-		goto free_sc;
+		return RC_EXIT_PASS;
 	}
 	if (!d->sc.lab && o->lab) {
 		prog_event("rdmachaos: %s declares nodes:, not lab:; drop --lab or declare "
 			   "lab: {nodes: N, rails: R}",
 			   o->scenario);
-		code = RC_EXIT_USAGE;
-		goto free_sc;
+		return RC_EXIT_USAGE;
 	}
 	d->started_wall_ns = rc_wall_ns();
 	ret = drill_out_dir(d);
 	if (ret) {
 		prog_event("rdmachaos: cannot create the run folder %s: %s", d->run_dir,
 			   strerror(-ret));
-		code = RC_EXIT_USAGE;
-		goto free_sc;
+		return RC_EXIT_USAGE;
 	}
 	prog_init(d->o->quiet ? PROG_PLAIN : d->o->progress);
 	prog_event("rdmachaos: drill %s (%s), run folder %s", d->sc.name, d->sc.file, d->run_dir);
@@ -1229,41 +1217,58 @@ int drill_run(const struct drill_opts *o)
 			snprintf(f->wl_id, sizeof(f->wl_id), "guard-%u", i % SC_MAX_GUARDS);
 		}
 	}
+	d->set_up = true;
+	return -1;
+}
+
+/*
+ * The lab or the fleet, clocks, alerts, workloads, the timeline; then every fault reverted, the
+ * workloads stopped and a revert_all on every node. Whatever fails on the way ends it early: the
+ * verdict says why from what was (not) measured.
+ */
+static void drill_execute(struct drill *d)
+{
+	unsigned int i;
 
 	if (d->sc.lab && drill_prepare_lab(d))
-		goto evaluate;
+		return;
 	if (drill_setup_fleet(d) || drill_handshake(d) || drill_start_alerts(d))
-		goto evaluate;
+		return;
 	fprintf(stderr, "rdmachaos: %u nodes ready; clocks aligned:", d->fl.nr_agents);
 	for (i = 0; i < d->fl.nr_agents; i++)
 		fprintf(stderr, " %s %+.3f ms (+/- %.3f ms)", d->fl.agents[i].name,
 			d->fl.agents[i].clock.offset_ns / 1e6,
 			d->fl.agents[i].clock.uncertainty_ns / 1e6);
 	fputc('\n', stderr);
-	if (drill_start_workloads(d))
-		goto cleanup;
-	prog_event("rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
-		   "drill ends at %.1f s",
-		   d->sc.workload.from, d->sc.workload.to, d->sc.warmup_ms / 1000.0,
-		   d->sc.baseline_ms / 1000.0, d->end_ms / 1000.0);
-	drill_timeline(d);
-cleanup:
+	if (!drill_start_workloads(d)) {
+		prog_event("rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
+			   "drill ends at %.1f s",
+			   d->sc.workload.from, d->sc.workload.to, d->sc.warmup_ms / 1000.0,
+			   d->sc.baseline_ms / 1000.0, d->end_ms / 1000.0);
+		drill_timeline(d);
+	}
 	/* Reverts first: the workload keeps running so recovery stays observable. */
 	for (i = 0; i < d->sc.nr_faults; i++)
 		drill_revert(d, &d->faults[i]);
 	drill_stop_workloads(d);
 	drill_revert_all(d);
-evaluate:
-	prog_done();
-	t0_wall_ns = d->started_wall_ns;
-	if (d->fl.t0_ns) /* t0 on the wall clock, for the report's timestamps */
-		t0_wall_ns = rc_wall_ns() - (rc_now_ns() - d->fl.t0_ns);
+}
+
+/* Each fault's measures, the evidence's gaps, integrity, alert coverage: the verdict. */
+static enum ev_verdict drill_judge(struct drill *d, struct ev_integrity *in, json_t *reasons)
+{
+	struct ev_fault_result results[SC_MAX_FAULTS];
+	struct ev_fault evf[SC_MAX_FAULTS];
+	struct ev_drill_outcome out = {.own_reasons = d->reasons, .aborted = d->aborted_by >= 0};
+	json_t *probs = NULL;
+	enum ev_verdict v;
+	unsigned int i;
+
 	if (!d->baseline_done && d->fl.t0_ns)
 		ev_baseline(d->fl.events, (double)d->sc.warmup_ms,
 			    (double)(d->sc.warmup_ms + d->sc.baseline_ms), &d->baseline);
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		struct drill_fault *f = &d->faults[i];
-
 		unsigned int k;
 
 		/* a failback is judged until the next injection of the drill */
@@ -1292,54 +1297,37 @@ evaluate:
 			    "there, so the evidence is incomplete",
 			    a->name, (double)(a->dropped_ns - d->fl.t0_ns) / 1e9);
 	}
-	ev_integrity(d->fl.events, &in);
-	{
-		struct ev_fault_result results[SC_MAX_FAULTS];
-		struct ev_fault evf[SC_MAX_FAULTS];
-
-		for (i = 0; i < d->sc.nr_faults; i++) {
-			results[i] = d->faults[i].result;
-			evf[i] = d->faults[i].ev;
-		}
-		reasons = json_array();
-		json_array_extend(reasons, d->reasons);
-		v = ev_verdict(&d->sc.expect, &d->baseline, results, evf, d->sc.nr_faults, &in,
-			       d->cleanup_ok, reasons);
+	ev_integrity(d->fl.events, in);
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		results[i] = d->faults[i].result;
+		evf[i] = d->faults[i].ev;
 	}
+	json_array_extend(reasons, d->reasons);
+	v = ev_verdict(&d->sc.expect, &d->baseline, results, evf, d->sc.nr_faults, in,
+		       d->cleanup_ok, reasons);
 	drill_take_alerts(d);
 	if (d->alerts || d->sc.expect.nr_alerts) {
-		struct ev_fault evf[SC_MAX_FAULTS];
-		json_t *probs = json_array();
-
-		for (i = 0; i < d->sc.nr_faults; i++)
-			evf[i] = d->faults[i].ev;
+		probs = json_array();
 		/* a missed or late alert fails the drill: the on-call would not have known */
 		if (cov_alerts(d->fl.events, &d->sc.expect, evf, d->sc.nr_faults, &d->alert_report,
 			       probs) &&
-		    d->alerts && v != EV_CLEANUP_FAILED) {
-			if (v == EV_PASS) { /* the reasons were why it passed: say why it fails */
-				json_array_clear(reasons);
-				json_array_extend(reasons, d->reasons);
-			}
-			v = EV_FAIL;
-			json_array_extend(reasons, probs);
-		}
-		json_decref(probs);
+		    d->alerts)
+			out.alert_problems = probs;
 	}
-	if (d->aborted_by >= 0 && v != EV_CLEANUP_FAILED)
-		v = EV_FAIL; /* a guard is a floor the system broke, whatever else was measured */
-	if (d->inconclusive && v == EV_PASS)
-		v = EV_INCONCLUSIVE;
-	if (d->inconclusive && v == EV_FAIL && drill_stop_requested)
-		v = EV_INCONCLUSIVE;
-	report = drill_report(d, v, reasons, &in, t0_wall_ns);
-	ret = drill_write(d, report);
-	code = ev_verdict_exit_code(v);
-	if (ret) {
-		prog_event("rdmachaos: writing the reports into %s: %s", d->run_dir,
-			   strerror(-ret));
-		code = RC_EXIT_INTERNAL;
-	}
+	out.inconclusive = d->inconclusive;
+	out.stop_requested = drill_stop_requested;
+	v = ev_drill_verdict(v, &out, reasons);
+	json_decref(probs);
+	return v;
+}
+
+/* One line per fault, then the reasons, then the verdict and where the report is. */
+static void drill_print(const struct drill *d, enum ev_verdict v, json_t *reasons, int code)
+{
+	unsigned int i;
+	json_t *r;
+	size_t k;
+
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		const struct drill_fault *f = &d->faults[i];
 
@@ -1361,36 +1349,85 @@ evaluate:
 			fprintf(stderr, ", recovery %.0f ms", f->result.recovery.ms);
 		fputc('\n', stderr);
 	}
-	{
-		json_t *r;
-		size_t k;
-
-		json_array_foreach(reasons, k, r)
-			prog_event("rdmachaos:   - %s", json_string_value(r));
-	}
+	json_array_foreach(reasons, k, r)
+		prog_event("rdmachaos:   - %s", json_string_value(r));
 	printf("verdict: %s (exit %d)\nreport: %s/report.md\n", ev_verdict_name(v), code,
 	       d->run_dir);
 	fflush(stdout);
+}
+
+/* The reports written, the summary printed, the lab stopped if this drill started it. */
+static int drill_finish(struct drill *d, enum ev_verdict v, json_t *reasons,
+			const struct ev_integrity *in)
+{
+	uint64_t t0_wall_ns = d->started_wall_ns;
+	json_t *report;
+	int ret, code;
+
+	if (d->fl.t0_ns) /* t0 on the wall clock, for the report's timestamps */
+		t0_wall_ns = rc_wall_ns() - (rc_now_ns() - d->fl.t0_ns);
+	report = drill_report(d, v, reasons, in, t0_wall_ns);
+	ret = drill_write(d, report);
+	json_decref(report);
+	code = ev_verdict_exit_code(v);
+	if (ret) {
+		prog_event("rdmachaos: writing the reports into %s: %s", d->run_dir,
+			   strerror(-ret));
+		code = RC_EXIT_INTERNAL;
+	}
+	drill_print(d, v, reasons, code);
 	if (d->lab_started_here) {
 		prog_event("rdmachaos: stopping the lab this drill started");
 		labenv_down();
 	}
-	json_decref(report);
-	json_decref(reasons);
-	alerts_stop(d->alerts);
-	json_decref(d->alert_report);
-	fleet_free(&d->fl);
-	for (i = 0; i < d->sc.safety.nr_guards; i++)
-		guard_close(&d->guards[i]);
-	json_decref(d->lab);
-	for (i = 0; i < d->sc.nr_faults; i++) {
-		json_decref(d->faults[i].inject_result);
+	return code;
+}
+
+static void drill_free(struct drill *d)
+{
+	unsigned int i;
+
+	if (d->set_up) {
+		alerts_stop(d->alerts);
+		json_decref(d->alert_report);
+		fleet_free(&d->fl);
+		for (i = 0; i < d->sc.safety.nr_guards; i++)
+			guard_close(&d->guards[i]);
+		json_decref(d->lab);
+		for (i = 0; i < d->sc.nr_faults; i++)
+			json_decref(d->faults[i].inject_result);
 	}
-free_sc:
 	scenario_free(&d->sc);
-free_d:
 	json_decref(d->reasons);
 	json_decref(d->cleanup);
 	free(d);
+}
+
+int drill_run(const struct drill_opts *o)
+{
+	struct drill *d = calloc(1, sizeof(*d));
+	struct ev_integrity in = {0};
+	json_t *reasons;
+	enum ev_verdict v;
+	int code;
+
+	if (!d)
+		return RC_EXIT_INTERNAL;
+	d->o = o;
+	d->reasons = json_array();
+	d->cleanup = json_array();
+	d->cleanup_ok = true;
+	d->last_rail = -1;
+	d->aborted_by = -1;
+	code = drill_setup(d);
+	if (code < 0) {
+		drill_execute(d);
+		prog_done();
+		reasons = json_array();
+		v = drill_judge(d, &in, reasons);
+		code = drill_finish(d, v, reasons, &in);
+		json_decref(reasons);
+	}
+	drill_free(d);
 	return code;
 }

@@ -40,6 +40,7 @@ struct drill {
 	struct fleet fl;
 	json_t *lab;
 	bool lab_started_here;
+	bool set_up; /* drill_setup() went through: fleet, guards and alerts to free */
 	char run_dir[4096];
 	uint64_t started_wall_ns;
 	struct drill_fault faults[SC_MAX_FAULTS];

@@ -945,6 +945,29 @@ static int judge_trials(json_t *problems, json_t *good, const struct sc_expect *
 	return worst;
 }
 
+enum ev_verdict ev_drill_verdict(enum ev_verdict measured, const struct ev_drill_outcome *o,
+				 json_t *reasons)
+{
+	enum ev_verdict v = measured;
+
+	if (o->alert_problems && v != EV_CLEANUP_FAILED) {
+		if (v == EV_PASS) { /* the reasons were why it passed: say why it fails */
+			json_array_clear(reasons);
+			if (o->own_reasons)
+				json_array_extend(reasons, (json_t *)o->own_reasons);
+		}
+		v = EV_FAIL;
+		json_array_extend(reasons, (json_t *)o->alert_problems);
+	}
+	if (o->aborted && v != EV_CLEANUP_FAILED)
+		v = EV_FAIL;
+	if (o->inconclusive && v == EV_PASS)
+		v = EV_INCONCLUSIVE;
+	if (o->inconclusive && v == EV_FAIL && o->stop_requested)
+		v = EV_INCONCLUSIVE;
+	return v;
+}
+
 enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_baseline *b,
 			   const struct ev_fault_result *results, const struct ev_fault *faults,
 			   unsigned int nr_faults, const struct ev_integrity *in,

@@ -117,6 +117,27 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 			   unsigned int nr_faults, const struct ev_integrity *in,
 			   bool cleanup_verified, json_t *reasons);
 
+/* What happened around a drill's measurements, for ev_drill_verdict(). */
+struct ev_drill_outcome {
+	const json_t *own_reasons; /* the drill's own reasons (a node lost, ...), borrowed */
+	const json_t
+	    *alert_problems; /* missed or late alerts, when they fail the drill; else NULL */
+	bool aborted;	     /* an abort guard tripped */
+	bool inconclusive;   /* part of the evidence is missing */
+	bool stop_requested; /* the operator stopped the drill (Ctrl-C) */
+};
+
+/*
+ * A drill's whole verdict from what ev_verdict() measured (its reasons, after o->own_reasons,
+ * already in reasons), in this order: a failed cleanup stays CLEANUP_FAILED; missed or late
+ * alerts fail it (when that turns a pass into a fail, the reasons why it passed give way to
+ * o->own_reasons, and the alerts' problems are appended); a tripped guard fails it (a floor
+ * the system broke, whatever else was measured); missing evidence turns a pass, and the fail of a
+ * drill the operator stopped, into INCONCLUSIVE.
+ */
+enum ev_verdict ev_drill_verdict(enum ev_verdict measured, const struct ev_drill_outcome *o,
+				 json_t *reasons);
+
 json_t *ev_measure_json(const struct ev_measure *m);
 
 /* ---- trials of a repeated fault (repeat:, schedule:) -------------------- */

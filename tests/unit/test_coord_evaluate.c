@@ -244,6 +244,58 @@ static void test_verdict_names(void **state)
 	assert_int_equal(ev_verdict_exit_code(EV_CLEANUP_FAILED), 3);
 }
 
+/* The whole verdict rule after the measurements (issue 14: it was four overrides in drill_run). */
+static void test_drill_verdict(void **state)
+{
+	static const struct {
+		enum ev_verdict measured;
+		bool alerts, aborted, inconclusive, stopped;
+		enum ev_verdict want;
+	} table[] = {
+	    {EV_PASS, false, false, false, false, EV_PASS},
+	    {EV_PASS, true, false, false, false, EV_FAIL}, /* a missed alert */
+	    {EV_PASS, false, true, false, false, EV_FAIL}, /* a guard tripped */
+	    {EV_PASS, false, false, true, false, EV_INCONCLUSIVE},
+	    {EV_PASS, true, false, true, false, EV_FAIL}, /* alerts fail even with a gap */
+	    {EV_FAIL, false, false, true, false, EV_FAIL},
+	    {EV_FAIL, false, false, true, true, EV_INCONCLUSIVE}, /* stopped, evidence missing */
+	    {EV_PASS, false, true, true, true, EV_INCONCLUSIVE},
+	    {EV_INCONCLUSIVE, true, false, false, false, EV_FAIL},
+	    {EV_INCONCLUSIVE, false, false, true, false, EV_INCONCLUSIVE},
+	    {EV_CLEANUP_FAILED, true, true, true, true, EV_CLEANUP_FAILED}, /* overrides all */
+	};
+	json_t *own = json_pack("[s]", "signal source down: node-b"), *probs;
+	size_t i;
+
+	probs = json_pack("[s]", "RdmaPortDown: missed");
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		struct ev_drill_outcome o = {.own_reasons = own,
+					     .alert_problems = table[i].alerts ? probs : NULL,
+					     .aborted = table[i].aborted,
+					     .inconclusive = table[i].inconclusive,
+					     .stop_requested = table[i].stopped};
+		json_t *reasons = json_pack("[s,s]", "signal source down: node-b", "measured");
+		enum ev_verdict v = ev_drill_verdict(table[i].measured, &o, reasons);
+
+		if (v != table[i].want)
+			fail_msg("case %zu: %s, want %s", i, ev_verdict_name(v),
+				 ev_verdict_name(table[i].want));
+		/* a pass failed by its alerts: the reasons say why it fails, not why it passed */
+		if (table[i].alerts && table[i].measured == EV_PASS) {
+			assert_int_equal(json_array_size(reasons), 2);
+			assert_string_equal(json_string_value(json_array_get(reasons, 1)),
+					    "RdmaPortDown: missed");
+		} else if (table[i].alerts && table[i].measured != EV_CLEANUP_FAILED) {
+			assert_int_equal(json_array_size(reasons), 3);
+		} else {
+			assert_int_equal(json_array_size(reasons), 2);
+		}
+		json_decref(reasons);
+	}
+	json_decref(own);
+	json_decref(probs);
+}
+
 static void test_baseline(void **state)
 {
 	json_t *ev = load_stream("link-down-failover.jsonl");
@@ -680,6 +732,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_verdict_names),
+	    cmocka_unit_test(test_drill_verdict),
 	    cmocka_unit_test(test_baseline),
 	    cmocka_unit_test(test_link_down_failover),
 	    cmocka_unit_test(test_guard_flow_events_apart),
