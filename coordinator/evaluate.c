@@ -968,22 +968,105 @@ enum ev_verdict ev_drill_verdict(enum ev_verdict measured, const struct ev_drill
 	return v;
 }
 
+/* Outcome bits of a judged part, as judge() answers: 1 fail, 2 inconclusive. */
+#define EV_J_FAIL 1
+#define EV_J_INCONCLUSIVE 2
+
+static unsigned int judge_bits(int j)
+{
+	return j == 1 ? EV_J_FAIL : j == 2 ? EV_J_INCONCLUSIVE : 0;
+}
+
+/* One fault's detection, isolation, recovery and failback; its sentence for a pass in good. */
+static unsigned int judge_fault(json_t *problems, json_t *good, const struct sc_expect *expect,
+				const char *sigs, const struct ev_fault_result *r,
+				const struct ev_fault *f, unsigned int i)
+{
+	char name[SC_NAME_LEN + 16], detail[256], s1[32], s2[32], s3[32];
+	unsigned int bits = 0;
+
+	if (f->decl)
+		snprintf(name, sizeof(name), "%s", f->decl->name);
+	else
+		snprintf(name, sizeof(name), "fault %u", i);
+	if (f->injected_ms < 0) {
+		reason(problems, "%s: was not injected", name);
+		return EV_J_INCONCLUSIVE;
+	}
+	snprintf(detail, sizeof(detail), "(signals: %s)", sigs);
+	if (ev_judged_alone(expect, f, EV_PH_DETECTION))
+		bits |= judge_bits(judge(problems, name, "detection", &r->detection, detail));
+	if (r->isolation_checked && ev_judged_alone(expect, f, EV_PH_ISOLATION)) {
+		if (f->rail >= 0)
+			snprintf(detail, sizeof(detail), "(no rail_down or failover of rail %d)",
+				 f->rail);
+		else
+			snprintf(detail, sizeof(detail), "(the fault is not on a workload rail)");
+		bits |= judge_bits(judge(problems, name, "isolation", &r->isolation, detail));
+	}
+	snprintf(detail, sizeof(detail), "(%s)", r->recovery.note);
+	if (ev_judged_alone(expect, f, EV_PH_RECOVERY))
+		bits |= judge_bits(judge(problems, name, "recovery", &r->recovery,
+					 r->recovery.note[0] ? detail : NULL));
+	bits |= judge_bits(judge_failback(problems, name, expect, &r->failback));
+
+	if (r->isolation_checked)
+		snprintf(detail, sizeof(detail), ", isolated in %s (%s)",
+			 rc_format_ms(r->isolation.ms, s2, sizeof(s2)), r->isolation.signal);
+	else
+		detail[0] = '\0';
+	if (r->recovery.note[0] && r->recovery.ms == 0)
+		reason(good, "%s: detected in %s (%s)%s, %s", name,
+		       rc_format_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal, detail,
+		       r->recovery.note);
+	else
+		reason(good, "%s: detected in %s (%s)%s, recovered in %s", name,
+		       rc_format_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal, detail,
+		       rc_format_ms(r->recovery.ms, s3, sizeof(s3)));
+	return bits;
+}
+
+/* The integrity bounds (messages lost, corrupted) against the summaries. */
+static unsigned int judge_integrity(json_t *problems, json_t *good, const struct sc_expect *expect,
+				    const struct ev_integrity *in)
+{
+	unsigned int bits = 0;
+
+	if (expect->max_lost < 0 && expect->max_corrupted < 0)
+		return 0;
+	if (!in->known) {
+		reason(problems, "integrity unknown: the client or server summary is missing");
+		return EV_J_INCONCLUSIVE;
+	}
+	if (expect->max_lost >= 0 && in->lost > expect->max_lost) {
+		bits |= EV_J_FAIL;
+		reason(problems, "integrity: %lld messages lost, at most %lld allowed", in->lost,
+		       (long long)expect->max_lost);
+	}
+	if (expect->max_corrupted >= 0 && in->corrupted > expect->max_corrupted) {
+		bits |= EV_J_FAIL;
+		reason(problems, "integrity: %lld messages corrupted, at most %lld allowed",
+		       in->corrupted, (long long)expect->max_corrupted);
+	}
+	reason(good, "integrity held: %lld lost, %lld corrupted, %lld duplicated", in->lost,
+	       in->corrupted, in->duplicated);
+	return bits;
+}
+
 enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_baseline *b,
 			   const struct ev_fault_result *results, const struct ev_fault *faults,
 			   unsigned int nr_faults, const struct ev_integrity *in,
 			   bool cleanup_verified, json_t *reasons)
 {
 	json_t *problems = json_array(), *good = json_array();
-	bool fail = false, inconclusive = false;
+	unsigned int i, bits = 0;
 	enum ev_verdict v;
-	char w[64], s1[32], s2[32], s3[32], detail[256], sigs[128];
-	unsigned int i;
-	int j;
+	char w[64], sigs[128];
 
 	if (!cleanup_verified)
 		reason(problems, "cleanup was not verified: check the nodes by hand (see Cleanup)");
 	if (!baseline_usable(b)) {
-		inconclusive = true;
+		bits |= EV_J_INCONCLUSIVE;
 		if (b->from_ms == 0 && b->to_ms == 0)
 			reason(problems, "baseline throughput is 0: no baseline was measured");
 		else if (!b->samples)
@@ -994,94 +1077,16 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 			       b->samples, rc_format_window(b->from_ms, b->to_ms, w, sizeof(w)));
 	}
 	signal_list(expect, sigs, sizeof(sigs));
-	for (i = 0; i < nr_faults; i++) {
-		const struct ev_fault_result *r = &results[i];
-		const struct ev_fault *f = &faults[i];
-		char name[SC_NAME_LEN + 16];
-
-		if (f->decl)
-			snprintf(name, sizeof(name), "%s", f->decl->name);
-		else
-			snprintf(name, sizeof(name), "fault %u", i);
-		if (f->injected_ms < 0) {
-			inconclusive = true;
-			reason(problems, "%s: was not injected", name);
-			continue;
-		}
-		snprintf(detail, sizeof(detail), "(signals: %s)", sigs);
-		j = ev_judged_alone(expect, f, EV_PH_DETECTION)
-			? judge(problems, name, "detection", &r->detection, detail)
-			: 0;
-		fail |= j == 1;
-		inconclusive |= j == 2;
-		if (r->isolation_checked && ev_judged_alone(expect, f, EV_PH_ISOLATION)) {
-			if (f->rail >= 0)
-				snprintf(detail, sizeof(detail),
-					 "(no rail_down or failover of rail %d)", f->rail);
-			else
-				snprintf(detail, sizeof(detail),
-					 "(the fault is not on a workload rail)");
-			j = judge(problems, name, "isolation", &r->isolation, detail);
-			fail |= j == 1;
-			inconclusive |= j == 2;
-		}
-		snprintf(detail, sizeof(detail), "(%s)", r->recovery.note);
-		j = ev_judged_alone(expect, f, EV_PH_RECOVERY)
-			? judge(problems, name, "recovery", &r->recovery,
-				r->recovery.note[0] ? detail : NULL)
-			: 0;
-		fail |= j == 1;
-		inconclusive |= j == 2;
-		j = judge_failback(problems, name, expect, &r->failback);
-		fail |= j == 1;
-		inconclusive |= j == 2;
-
-		if (r->isolation_checked)
-			snprintf(detail, sizeof(detail), ", isolated in %s (%s)",
-				 rc_format_ms(r->isolation.ms, s2, sizeof(s2)),
-				 r->isolation.signal);
-		else
-			detail[0] = '\0';
-		if (r->recovery.note[0] && r->recovery.ms == 0)
-			reason(good, "%s: detected in %s (%s)%s, %s", name,
-			       rc_format_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal,
-			       detail, r->recovery.note);
-		else
-			reason(good, "%s: detected in %s (%s)%s, recovered in %s", name,
-			       rc_format_ms(r->detection.ms, s1, sizeof(s1)), r->detection.signal,
-			       detail, rc_format_ms(r->recovery.ms, s3, sizeof(s3)));
-	}
-	j = judge_trials(problems, good, expect, results, faults, nr_faults);
-	fail |= j == 1;
-	inconclusive |= j == 2;
-	if (expect->max_lost >= 0 || expect->max_corrupted >= 0) {
-		if (!in->known) {
-			inconclusive = true;
-			reason(problems,
-			       "integrity unknown: the client or server summary is missing");
-		} else {
-			if (expect->max_lost >= 0 && in->lost > expect->max_lost) {
-				fail = true;
-				reason(problems,
-				       "integrity: %lld messages lost, at most %lld allowed",
-				       in->lost, (long long)expect->max_lost);
-			}
-			if (expect->max_corrupted >= 0 && in->corrupted > expect->max_corrupted) {
-				fail = true;
-				reason(problems,
-				       "integrity: %lld messages corrupted, at most %lld allowed",
-				       in->corrupted, (long long)expect->max_corrupted);
-			}
-			reason(good, "integrity held: %lld lost, %lld corrupted, %lld duplicated",
-			       in->lost, in->corrupted, in->duplicated);
-		}
-	}
+	for (i = 0; i < nr_faults; i++)
+		bits |= judge_fault(problems, good, expect, sigs, &results[i], &faults[i], i);
+	bits |= judge_bits(judge_trials(problems, good, expect, results, faults, nr_faults));
+	bits |= judge_integrity(problems, good, expect, in);
 
 	if (!cleanup_verified)
 		v = EV_CLEANUP_FAILED;
-	else if (fail)
+	else if (bits & EV_J_FAIL)
 		v = EV_FAIL;
-	else if (inconclusive)
+	else if (bits & EV_J_INCONCLUSIVE)
 		v = EV_INCONCLUSIVE;
 	else
 		v = EV_PASS;
