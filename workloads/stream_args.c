@@ -265,11 +265,137 @@ static int ws_check_role(struct ws_opts *o, struct ws_seen *seen, char *err, siz
 	return ws_check_rails(o, seen, err, errlen);
 }
 
+/* One option with a value (getopt's c and its argument) into o and seen; 0 or -EINVAL. */
+static int ws_parse_opt(int c, const char *arg, struct ws_opts *o, struct ws_seen *seen, char *err,
+			size_t errlen)
+{
+	unsigned long long v;
+	uint64_t u;
+	int ret;
+
+	switch (c) {
+	case OPT_LISTEN:
+	case OPT_CONNECT:
+		if (c == OPT_LISTEN)
+			seen->listen = 1;
+		else
+			seen->connect = 1;
+		ret = ws_split(c == OPT_LISTEN ? "listen" : "connect", arg, o->addr, &o->nrails,
+			       err, errlen);
+		if (ret)
+			return ret;
+		break;
+	case OPT_BIND:
+		seen->bind = 1;
+		ret = ws_split("bind", arg, o->bind, &seen->nbind, err, errlen);
+		if (ret)
+			return ret;
+		break;
+	case OPT_RAILS:
+		seen->rails = 1;
+		ret = ws_split("rails", arg, seen->rail_ids, &seen->nrails, err, errlen);
+		if (ret)
+			return ret;
+		break;
+	case OPT_PORT:
+		if (ws_parse_uint(arg, 1, 65535, &v))
+			return ws_fail(err, errlen, "--port: \"%s\" is not a port (1..65535)", arg);
+		o->port = (uint16_t)v;
+		break;
+	case OPT_OP:
+		if (!strcmp(arg, "write"))
+			o->op = WS_OP_WRITE;
+		else if (!strcmp(arg, "send"))
+			o->op = WS_OP_SEND;
+		else
+			return ws_fail(err, errlen, "--op: \"%s\": use write or send", arg);
+		break;
+	case OPT_MSG_SIZE:
+		if (rc_parse_size(arg, &u) || u < WS_MSG_SIZE_MIN || u > WS_MSG_SIZE_MAX)
+			return ws_fail(err, errlen,
+				       "--msg-size: \"%s\" is not a size in %llu..%llu bytes "
+				       "(e.g. 4096, 64KiB, 1MiB)",
+				       arg, WS_MSG_SIZE_MIN, WS_MSG_SIZE_MAX);
+		o->msg_size = (uint32_t)u;
+		break;
+	case OPT_QD:
+		if (ws_parse_uint(arg, 1, WS_QD_MAX, &v))
+			return ws_fail(err, errlen, "--queue-depth: \"%s\" is not in 1..%d", arg,
+				       WS_QD_MAX);
+		o->queue_depth = (uint32_t)v;
+		break;
+	case OPT_TIMEOUT:
+		seen->timeout = 1;
+		if (ws_parse_uint(arg, 0, 31, &v))
+			return ws_fail(err, errlen, "--timeout: \"%s\" is not in 1..31", arg);
+		if (!v)
+			return ws_fail(err, errlen,
+				       "--timeout 0 disables the retransmit timer: a lost "
+				       "packet would hang the QP forever; use 1..31");
+		o->ack_timeout = (uint8_t)v;
+		break;
+	case OPT_RETRY:
+		seen->retry = 1;
+		if (ws_parse_uint(arg, 0, 7, &v))
+			return ws_fail(err, errlen, "--retry-cnt: \"%s\" is not in 0..7", arg);
+		o->retry_cnt = (uint8_t)v;
+		break;
+	case OPT_INTERVAL:
+		if (ws_parse_uint(arg, 10, 60000, &v))
+			return ws_fail(err, errlen,
+				       "--interval-ms: \"%s\" is not in 10..60000 (ms)", arg);
+		o->interval_ms = (uint32_t)v;
+		break;
+	case OPT_DURATION:
+		if (rc_parse_duration_ms(arg, &u))
+			return ws_fail(err, errlen,
+				       "--duration: \"%s\" is not a duration (30, 30s, 500ms, "
+				       "2m; 0 = until a signal)",
+				       arg);
+		o->duration_ms = u;
+		break;
+	case OPT_MR_CHURN:
+		seen->mr_churn = 1;
+		if (rc_parse_duration_ms(arg, &u) || (u && u < 100))
+			return ws_fail(err, errlen,
+				       "--mr-churn: \"%s\" is not a duration of at least "
+				       "100ms (or 0: never)",
+				       arg);
+		o->mr_churn_ms = u;
+		break;
+	case OPT_TOS:
+		seen->tos = 1;
+		if (ws_parse_uint(arg, 0, 255, &v))
+			return ws_fail(err, errlen, "--tos: \"%s\" is not in 0..255", arg);
+		o->tos = (int)v;
+		break;
+	case OPT_RATE:
+		seen->rate = 1;
+		if (rc_parse_rate(arg, &u))
+			return ws_fail(err, errlen,
+				       "--rate: \"%s\" is not a rate (e.g. 4MB/s, 500KB/s, "
+				       "10Gbit/s, 4MiB/s; 0B/s: as fast as possible)",
+				       arg);
+		o->rate = u;
+		break;
+	case OPT_CONNECT_TIMEOUT:
+		seen->connect_timeout = 1;
+		if (rc_parse_duration_ms(arg, &u) || u < 100)
+			return ws_fail(err, errlen,
+				       "--connect-timeout: \"%s\" is not a duration of at "
+				       "least 100ms",
+				       arg);
+		o->connect_timeout_ms = u;
+		break;
+	default:
+		return ws_fail(err, errlen, "unknown option (see --help)");
+	}
+	return 0;
+}
+
 int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t errlen)
 {
 	struct ws_seen seen;
-	unsigned long long v;
-	uint64_t u;
 	int c, ret;
 
 	ws_defaults(o);
@@ -298,127 +424,6 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 	opterr = 0;
 	while ((c = getopt_long(argc - 1, argv + 1, ":vh", ws_longopts, NULL)) != -1) {
 		switch (c) {
-		case OPT_LISTEN:
-		case OPT_CONNECT:
-			if (c == OPT_LISTEN)
-				seen.listen = 1;
-			else
-				seen.connect = 1;
-			ret = ws_split(c == OPT_LISTEN ? "listen" : "connect", optarg, o->addr,
-				       &o->nrails, err, errlen);
-			if (ret)
-				return ret;
-			break;
-		case OPT_BIND:
-			seen.bind = 1;
-			ret = ws_split("bind", optarg, o->bind, &seen.nbind, err, errlen);
-			if (ret)
-				return ret;
-			break;
-		case OPT_RAILS:
-			seen.rails = 1;
-			ret = ws_split("rails", optarg, seen.rail_ids, &seen.nrails, err, errlen);
-			if (ret)
-				return ret;
-			break;
-		case OPT_PORT:
-			if (ws_parse_uint(optarg, 1, 65535, &v))
-				return ws_fail(err, errlen,
-					       "--port: \"%s\" is not a port (1..65535)", optarg);
-			o->port = (uint16_t)v;
-			break;
-		case OPT_OP:
-			if (!strcmp(optarg, "write"))
-				o->op = WS_OP_WRITE;
-			else if (!strcmp(optarg, "send"))
-				o->op = WS_OP_SEND;
-			else
-				return ws_fail(err, errlen, "--op: \"%s\": use write or send",
-					       optarg);
-			break;
-		case OPT_MSG_SIZE:
-			if (rc_parse_size(optarg, &u) || u < WS_MSG_SIZE_MIN || u > WS_MSG_SIZE_MAX)
-				return ws_fail(
-				    err, errlen,
-				    "--msg-size: \"%s\" is not a size in %llu..%llu bytes "
-				    "(e.g. 4096, 64KiB, 1MiB)",
-				    optarg, WS_MSG_SIZE_MIN, WS_MSG_SIZE_MAX);
-			o->msg_size = (uint32_t)u;
-			break;
-		case OPT_QD:
-			if (ws_parse_uint(optarg, 1, WS_QD_MAX, &v))
-				return ws_fail(err, errlen, "--queue-depth: \"%s\" is not in 1..%d",
-					       optarg, WS_QD_MAX);
-			o->queue_depth = (uint32_t)v;
-			break;
-		case OPT_TIMEOUT:
-			seen.timeout = 1;
-			if (ws_parse_uint(optarg, 0, 31, &v))
-				return ws_fail(err, errlen, "--timeout: \"%s\" is not in 1..31",
-					       optarg);
-			if (!v)
-				return ws_fail(err, errlen,
-					       "--timeout 0 disables the retransmit timer: a lost "
-					       "packet would hang the QP forever; use 1..31");
-			o->ack_timeout = (uint8_t)v;
-			break;
-		case OPT_RETRY:
-			seen.retry = 1;
-			if (ws_parse_uint(optarg, 0, 7, &v))
-				return ws_fail(err, errlen, "--retry-cnt: \"%s\" is not in 0..7",
-					       optarg);
-			o->retry_cnt = (uint8_t)v;
-			break;
-		case OPT_INTERVAL:
-			if (ws_parse_uint(optarg, 10, 60000, &v))
-				return ws_fail(err, errlen,
-					       "--interval-ms: \"%s\" is not in 10..60000 (ms)",
-					       optarg);
-			o->interval_ms = (uint32_t)v;
-			break;
-		case OPT_DURATION:
-			if (rc_parse_duration_ms(optarg, &u))
-				return ws_fail(
-				    err, errlen,
-				    "--duration: \"%s\" is not a duration (30, 30s, 500ms, "
-				    "2m; 0 = until a signal)",
-				    optarg);
-			o->duration_ms = u;
-			break;
-		case OPT_MR_CHURN:
-			seen.mr_churn = 1;
-			if (rc_parse_duration_ms(optarg, &u) || (u && u < 100))
-				return ws_fail(err, errlen,
-					       "--mr-churn: \"%s\" is not a duration of at least "
-					       "100ms (or 0: never)",
-					       optarg);
-			o->mr_churn_ms = u;
-			break;
-		case OPT_TOS:
-			seen.tos = 1;
-			if (ws_parse_uint(optarg, 0, 255, &v))
-				return ws_fail(err, errlen, "--tos: \"%s\" is not in 0..255",
-					       optarg);
-			o->tos = (int)v;
-			break;
-		case OPT_RATE:
-			seen.rate = 1;
-			if (rc_parse_rate(optarg, &u))
-				return ws_fail(err, errlen,
-					       "--rate: \"%s\" is not a rate (e.g. 4MB/s, 500KB/s, "
-					       "10Gbit/s, 4MiB/s; 0B/s: as fast as possible)",
-					       optarg);
-			o->rate = u;
-			break;
-		case OPT_CONNECT_TIMEOUT:
-			seen.connect_timeout = 1;
-			if (rc_parse_duration_ms(optarg, &u) || u < 100)
-				return ws_fail(err, errlen,
-					       "--connect-timeout: \"%s\" is not a duration of at "
-					       "least 100ms",
-					       optarg);
-			o->connect_timeout_ms = u;
-			break;
 		case 'v':
 			o->verbose = true;
 			break;
@@ -428,9 +433,13 @@ int ws_parse_args(int argc, char **argv, struct ws_opts *o, char *err, size_t er
 		/* getopt saw argv + 1, so its argv[optind - 1] is our argv[optind]. */
 		case ':':
 			return ws_fail(err, errlen, "%s needs a value", argv[optind]);
-		default:
+		case '?':
 			return ws_fail(err, errlen, "unknown option \"%s\" (see --help)",
 				       argv[optind]);
+		default:
+			ret = ws_parse_opt(c, optarg, o, &seen, err, errlen);
+			if (ret)
+				return ret;
 		}
 	}
 	if (optind < argc - 1)
