@@ -396,6 +396,36 @@ static int agent_opts_check(const struct agent_opts *o, char *err, size_t errlen
 	return agent_tls_opts_check(o, err, errlen);
 }
 
+/* --state-dir, --config, --audit-log, --log-file: a path that fits; --config only once. */
+static int agent_path_opt(int c, const char *arg, struct agent_opts *o, char *err, size_t errlen)
+{
+	switch (c) {
+	case OPT_STATE_DIR:
+		if (!*arg || strlen(arg) >= sizeof(o->state_dir))
+			return agent_opts_fail(err, errlen, "--state-dir: give a directory path");
+		strcpy(o->state_dir, arg);
+		return 0;
+	case OPT_CONFIG:
+		if (o->config[0])
+			return agent_opts_fail(err, errlen, "--config given twice");
+		if (!*arg || strlen(arg) >= sizeof(o->config))
+			return agent_opts_fail(err, errlen, "--config: give a file path");
+		strcpy(o->config, arg);
+		return 0;
+	case OPT_AUDIT_LOG:
+		if (!*arg || strlen(arg) >= sizeof(o->audit_log) || !strcmp(arg, "-"))
+			return agent_opts_fail(err, errlen,
+					       "--audit-log: give a file path, or none");
+		strcpy(o->audit_log, arg);
+		return 0;
+	default: /* OPT_LOG_FILE */
+		if (!*arg || strlen(arg) >= sizeof(o->log_file))
+			return agent_opts_fail(err, errlen, "--log-file: give a file path");
+		strcpy(o->log_file, arg);
+		return 0;
+	}
+}
+
 int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, size_t errlen)
 {
 	bool rail_map_seen = false;
@@ -453,26 +483,6 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 			if (ret)
 				return ret;
 			break;
-		case OPT_STATE_DIR:
-			if (!*optarg || strlen(optarg) >= sizeof(o->state_dir))
-				return agent_opts_fail(err, errlen,
-						       "--state-dir: give a directory path");
-			strcpy(o->state_dir, optarg);
-			break;
-		case OPT_CONFIG:
-			if (o->config[0])
-				return agent_opts_fail(err, errlen, "--config given twice");
-			if (!*optarg || strlen(optarg) >= sizeof(o->config))
-				return agent_opts_fail(err, errlen, "--config: give a file path");
-			strcpy(o->config, optarg);
-			break;
-		case OPT_AUDIT_LOG:
-			if (!*optarg || strlen(optarg) >= sizeof(o->audit_log) ||
-			    !strcmp(optarg, "-"))
-				return agent_opts_fail(err, errlen,
-						       "--audit-log: give a file path, or none");
-			strcpy(o->audit_log, optarg);
-			break;
 		case OPT_TLS_DIR:
 		case OPT_TLS_CERT:
 		case OPT_TLS_KEY:
@@ -491,6 +501,14 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 			if (ret)
 				return ret;
 			break;
+		case OPT_STATE_DIR:
+		case OPT_CONFIG:
+		case OPT_AUDIT_LOG:
+		case OPT_LOG_FILE:
+			ret = agent_path_opt(c, optarg, o, err, errlen);
+			if (ret)
+				return ret;
+			break;
 		case OPT_PFC_EMULATE:
 			o->pfc_emulate = true;
 			break;
@@ -505,11 +523,6 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 					       &o->metrics_port, err, errlen);
 			if (ret)
 				return ret;
-			break;
-		case OPT_LOG_FILE:
-			if (!*optarg || strlen(optarg) >= sizeof(o->log_file))
-				return agent_opts_fail(err, errlen, "--log-file: give a file path");
-			strcpy(o->log_file, optarg);
 			break;
 		case ':':
 			return agent_opts_fail(err, errlen, "%s needs a value", argv[optind - 1]);
