@@ -503,6 +503,45 @@ static int shim_reply_check(const char *path, json_t *reply, char *err, size_t e
 	return e > 0 && e < 4096 ? -(int)e : -EINVAL;
 }
 
+/*
+ * Connects fd to sa by deadline: a non-blocking unix connect says EAGAIN when the backlog is
+ * full, and is retried. 0, or -ESRCH (nobody there: the process exited, or has no shim),
+ * -ETIMEDOUT or another -errno with a sentence in err.
+ */
+static int shim_connect(int fd, const struct sockaddr_un *sa, int timeout_ms, long long deadline,
+			char *err, size_t errlen)
+{
+	int rc;
+
+	while (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
+		rc = -errno;
+		if (rc == -EINTR)
+			continue;
+		if (rc == -EAGAIN && shim_now_ms() < deadline) {
+			usleep(10000);
+			continue;
+		}
+		if (rc == -ENOENT || rc == -ECONNREFUSED || rc == -ENOTSOCK) {
+			snprintf(err, errlen,
+				 "workload's shim at %s is not answering: %s (the process has "
+				 "exited, or was started without the shim)",
+				 sa->sun_path, strerror(-rc));
+			return -ESRCH;
+		}
+		if (rc == -EAGAIN) {
+			snprintf(
+			    err, errlen,
+			    "workload's shim at %s is not answering within %d ms (backlog full)",
+			    sa->sun_path, timeout_ms);
+			return -ETIMEDOUT;
+		}
+		snprintf(err, errlen, "workload's shim at %s: connect: %s", sa->sun_path,
+			 strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
 int shim_call(const char *sock_path, const struct shim_cmd *c, int timeout_ms, json_t **reply,
 	      char *err, size_t errlen)
 {
@@ -542,33 +581,9 @@ int shim_call(const char *sock_path, const struct shim_cmd *c, int timeout_ms, j
 		snprintf(err, errlen, "shim socket: %s", strerror(-rc));
 		return rc;
 	}
-	/* A non-blocking unix connect says EAGAIN when the backlog is full: retry. */
-	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		rc = -errno;
-		if (rc == -EINTR)
-			continue;
-		if (rc == -EAGAIN && shim_now_ms() < deadline) {
-			usleep(10000);
-			continue;
-		}
-		if (rc == -ENOENT || rc == -ECONNREFUSED || rc == -ENOTSOCK) {
-			snprintf(err, errlen,
-				 "workload's shim at %s is not answering: %s (the process has "
-				 "exited, or was started without the shim)",
-				 sock_path, strerror(-rc));
-			rc = -ESRCH;
-		} else if (rc == -EAGAIN) {
-			snprintf(
-			    err, errlen,
-			    "workload's shim at %s is not answering within %d ms (backlog full)",
-			    sock_path, timeout_ms);
-			rc = -ETIMEDOUT;
-		} else {
-			snprintf(err, errlen, "workload's shim at %s: connect: %s", sock_path,
-				 strerror(-rc));
-		}
+	rc = shim_connect(fd, &sa, timeout_ms, deadline, err, errlen);
+	if (rc)
 		goto out;
-	}
 	rc = shim_wait(fd, POLLOUT, deadline);
 	if (rc)
 		goto io_err;
