@@ -512,6 +512,37 @@ static void workload_defaults(struct sc_workload *w)
  * A workload map at path into w, which holds the defaults. from and to are
  * required unless w already names them (a guard's flow inherits the drill's).
  */
+/* A workload's from and to: nodes of the drill, two different ones. */
+static int parse_workload_ends(struct pctx *c, yaml_node_t *wl, const char *path,
+			       struct sc_workload *w, bool main_wl)
+{
+	char kpath[YD_PATH_LEN];
+	yaml_node_t *n;
+	int st = 0;
+
+	/* A name that is not a node is kept as written: the checks below compare names. */
+	yd_join(kpath, path, "from");
+	if ((n = yd_map_get(c->d, wl, "from"))) {
+		if (!keep(&st, yd_get_text(c->d, n, kpath, w->from, sizeof(w->from))))
+			keep(&st, check_node_ref(c, n, kpath, w->from));
+	} else if (!w->from[0] && main_wl) { /* a flow's is empty only when the drill's was bad */
+		keep(&st, missing(c, wl, path, "from", "name the client node, e.g. from: node-a"));
+	}
+	yd_join(kpath, path, "to");
+	if ((n = yd_map_get(c->d, wl, "to"))) {
+		if (!keep(&st, yd_get_text(c->d, n, kpath, w->to, sizeof(w->to))))
+			keep(&st, check_node_ref(c, n, kpath, w->to));
+	} else if (!w->to[0] && main_wl) {
+		keep(&st, missing(c, wl, path, "to", "name the server node, e.g. to: node-b"));
+	}
+	if (w->from[0] && !strcmp(w->from, w->to))
+		keep(&st, yd_fail(c->d, n ? n : wl, kpath,
+				  "\"%s\" is also the client (from); the stream needs two "
+				  "different nodes",
+				  w->to));
+	return st;
+}
+
 static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 			      struct sc_workload *w)
 {
@@ -537,26 +568,7 @@ static int parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 			keep(&st, yd_fail(c->d, n, kpath,
 					  "\"%s\" is not a workload; use rdma_stream", w->kind));
 	}
-	/* A name that is not a node is kept as written: the checks below compare names. */
-	yd_join(kpath, path, "from");
-	if ((n = yd_map_get(c->d, wl, "from"))) {
-		if (!keep(&st, yd_get_text(c->d, n, kpath, w->from, sizeof(w->from))))
-			keep(&st, check_node_ref(c, n, kpath, w->from));
-	} else if (!w->from[0] && main_wl) { /* a flow's is empty only when the drill's was bad */
-		keep(&st, missing(c, wl, path, "from", "name the client node, e.g. from: node-a"));
-	}
-	yd_join(kpath, path, "to");
-	if ((n = yd_map_get(c->d, wl, "to"))) {
-		if (!keep(&st, yd_get_text(c->d, n, kpath, w->to, sizeof(w->to))))
-			keep(&st, check_node_ref(c, n, kpath, w->to));
-	} else if (!w->to[0] && main_wl) {
-		keep(&st, missing(c, wl, path, "to", "name the server node, e.g. to: node-b"));
-	}
-	if (w->from[0] && !strcmp(w->from, w->to))
-		keep(&st, yd_fail(c->d, n ? n : wl, kpath,
-				  "\"%s\" is also the client (from); the stream needs two "
-				  "different nodes",
-				  w->to));
+	keep(&st, parse_workload_ends(c, wl, path, w, main_wl));
 	if ((n = yd_map_get(c->d, wl, "op"))) {
 		yd_join(kpath, path, "op");
 		if (keep(&st, yd_get_text(c->d, n, kpath, buf, sizeof(buf))))
