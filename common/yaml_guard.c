@@ -61,6 +61,33 @@ static bool yg_add(struct yg *g, uint64_t n)
 	return g->nodes[g->depth] <= YG_MAX_NODES;
 }
 
+/* The sentence for a limit the document went past, at line (the others have theirs). */
+static void yg_explain(int ret, const char *name, size_t line, const char *noun, unsigned int depth,
+		       char *err, size_t errlen)
+{
+	switch (ret) {
+	case -ELOOP:
+		snprintf(err, errlen,
+			 "%s:%zu: nested more than %d levels deep; %s needs at most %u", name, line,
+			 YG_MAX_DEPTH, noun, depth);
+		break;
+	case -E2BIG:
+		snprintf(err, errlen, "%s:%zu: more than %d anchors (&name); %s needs a few", name,
+			 line, YG_MAX_ANCHORS, noun);
+		break;
+	case -EMLINK:
+		snprintf(err, errlen, "%s:%zu: more than %d aliases (*name); %s needs a few", name,
+			 line, YG_MAX_ALIASES, noun);
+		break;
+	case -EFBIG:
+		snprintf(err, errlen,
+			 "%s:%zu: with its aliases expanded the document would hold more than %d "
+			 "nodes (a \"billion laughs\"?); %s holds a few hundred",
+			 name, line, YG_MAX_NODES, noun);
+		break;
+	}
+}
+
 int yaml_guard(const char *name, const char *text, size_t len, const char *noun, unsigned int depth,
 	       char *err, size_t errlen)
 {
@@ -154,27 +181,7 @@ int yaml_guard(const char *name, const char *text, size_t len, const char *noun,
 		yaml_event_delete(&ev);
 	}
 
-	switch (ret) {
-	case -ELOOP:
-		snprintf(err, errlen,
-			 "%s:%zu: nested more than %d levels deep; %s needs at most %u", name, line,
-			 YG_MAX_DEPTH, noun, depth);
-		break;
-	case -E2BIG:
-		snprintf(err, errlen, "%s:%zu: more than %d anchors (&name); %s needs a few", name,
-			 line, YG_MAX_ANCHORS, noun);
-		break;
-	case -EMLINK:
-		snprintf(err, errlen, "%s:%zu: more than %d aliases (*name); %s needs a few", name,
-			 line, YG_MAX_ALIASES, noun);
-		break;
-	case -EFBIG:
-		snprintf(err, errlen,
-			 "%s:%zu: with its aliases expanded the document would hold more than %d "
-			 "nodes (a \"billion laughs\"?); %s holds a few hundred",
-			 name, line, YG_MAX_NODES, noun);
-		break;
-	}
+	yg_explain(ret, name, line, noun, depth, err, errlen);
 	if (ret && ret != -ENOMEM)
 		ret = -EINVAL;
 	for (i = 0; i < g->nr_anchors; i++)
