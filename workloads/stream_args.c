@@ -266,6 +266,52 @@ static int ws_check_role(struct ws_opts *o, struct ws_seen *seen, char *err, siz
 }
 
 /* One option with a value (getopt's c and its argument) into o and seen; 0 or -EINVAL. */
+/* The options of time and pace: --duration, --mr-churn, --rate, --connect-timeout. */
+static int ws_parse_time_opt(int c, const char *arg, struct ws_opts *o, struct ws_seen *seen,
+			     char *err, size_t errlen)
+{
+	uint64_t u;
+
+	switch (c) {
+	case OPT_DURATION:
+		if (rc_parse_duration_ms(arg, &u))
+			return ws_fail(err, errlen,
+				       "--duration: \"%s\" is not a duration (30, 30s, 500ms, "
+				       "2m; 0 = until a signal)",
+				       arg);
+		o->duration_ms = u;
+		break;
+	case OPT_MR_CHURN:
+		seen->mr_churn = 1;
+		if (rc_parse_duration_ms(arg, &u) || (u && u < 100))
+			return ws_fail(err, errlen,
+				       "--mr-churn: \"%s\" is not a duration of at least "
+				       "100ms (or 0: never)",
+				       arg);
+		o->mr_churn_ms = u;
+		break;
+	case OPT_RATE:
+		seen->rate = 1;
+		if (rc_parse_rate(arg, &u))
+			return ws_fail(err, errlen,
+				       "--rate: \"%s\" is not a rate (e.g. 4MB/s, 500KB/s, "
+				       "10Gbit/s, 4MiB/s; 0B/s: as fast as possible)",
+				       arg);
+		o->rate = u;
+		break;
+	case OPT_CONNECT_TIMEOUT:
+		seen->connect_timeout = 1;
+		if (rc_parse_duration_ms(arg, &u) || u < 100)
+			return ws_fail(err, errlen,
+				       "--connect-timeout: \"%s\" is not a duration of at "
+				       "least 100ms",
+				       arg);
+		o->connect_timeout_ms = u;
+		break;
+	}
+	return 0;
+}
+
 static int ws_parse_opt(int c, const char *arg, struct ws_opts *o, struct ws_seen *seen, char *err,
 			size_t errlen)
 {
@@ -346,47 +392,17 @@ static int ws_parse_opt(int c, const char *arg, struct ws_opts *o, struct ws_see
 				       "--interval-ms: \"%s\" is not in 10..60000 (ms)", arg);
 		o->interval_ms = (uint32_t)v;
 		break;
-	case OPT_DURATION:
-		if (rc_parse_duration_ms(arg, &u))
-			return ws_fail(err, errlen,
-				       "--duration: \"%s\" is not a duration (30, 30s, 500ms, "
-				       "2m; 0 = until a signal)",
-				       arg);
-		o->duration_ms = u;
-		break;
-	case OPT_MR_CHURN:
-		seen->mr_churn = 1;
-		if (rc_parse_duration_ms(arg, &u) || (u && u < 100))
-			return ws_fail(err, errlen,
-				       "--mr-churn: \"%s\" is not a duration of at least "
-				       "100ms (or 0: never)",
-				       arg);
-		o->mr_churn_ms = u;
-		break;
 	case OPT_TOS:
 		seen->tos = 1;
 		if (ws_parse_uint(arg, 0, 255, &v))
 			return ws_fail(err, errlen, "--tos: \"%s\" is not in 0..255", arg);
 		o->tos = (int)v;
 		break;
+	case OPT_DURATION:
+	case OPT_MR_CHURN:
 	case OPT_RATE:
-		seen->rate = 1;
-		if (rc_parse_rate(arg, &u))
-			return ws_fail(err, errlen,
-				       "--rate: \"%s\" is not a rate (e.g. 4MB/s, 500KB/s, "
-				       "10Gbit/s, 4MiB/s; 0B/s: as fast as possible)",
-				       arg);
-		o->rate = u;
-		break;
 	case OPT_CONNECT_TIMEOUT:
-		seen->connect_timeout = 1;
-		if (rc_parse_duration_ms(arg, &u) || u < 100)
-			return ws_fail(err, errlen,
-				       "--connect-timeout: \"%s\" is not a duration of at "
-				       "least 100ms",
-				       arg);
-		o->connect_timeout_ms = u;
-		break;
+		return ws_parse_time_opt(c, arg, o, seen, err, errlen);
 	default:
 		return ws_fail(err, errlen, "unknown option (see --help)");
 	}
