@@ -394,12 +394,89 @@ static void drill_trials(struct drill *d, json_t *r)
 	}
 }
 
+/* report.json "expect" (before its stats, alerts and trials): the thresholds as declared. */
+static json_t *drill_expect_json(const struct sc_expect *x)
+{
+	json_t *sigs = json_array(), *ex;
+	unsigned int i;
+
+	for (i = 0; i < x->nr_signals; i++)
+		json_array_append_new(sigs, json_string(sc_signal_name(x->signals[i])));
+	for (i = 0; i < x->nr_alert_signals; i++)
+		json_array_append_new(sigs, json_sprintf("alert:%s", x->alert_signals[i]));
+	ex = json_pack(
+	    "{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I,s:I},s:{s:o,s:o}}", "detection", "within_ms",
+	    (json_int_t)x->detection_within_ms, "signals", sigs, "isolation",
+	    x->isolation_set ? json_pack("{s:I}", "within_ms", (json_int_t)x->isolation_within_ms)
+			     : json_null(),
+	    "recovery", "within_ms", (json_int_t)x->recovery_within_ms, "throughput_ratio",
+	    x->recovery_ratio, "sustain_ms", (json_int_t)x->recovery_sustain_ms, "window_ms",
+	    (json_int_t)x->recovery_window_ms, "integrity", "lost",
+	    x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
+	    x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null());
+	json_object_set_new(ex, "failback",
+			    json_pack("{s:o,s:f,s:I}", "max_outage_ms",
+				      x->failback_set
+					  ? json_integer((json_int_t)x->failback_max_outage_ms)
+					  : json_null(),
+				      "throughput_ratio", x->failback_ratio, "window_ms",
+				      (json_int_t)x->failback_window_ms));
+	return ex;
+}
+
+/* One fault's entry of report.json "faults": its declaration, what happened, its measures. */
+static json_t *drill_fault_json(struct drill *d, const struct drill_fault *f)
+{
+	const struct sc_fault *sf = f->ev.decl;
+	json_t *fj, *tgt = json_pack("{s:s}", "node", sf->target.node);
+
+	if (sf->target.workload[0])
+		json_object_set_new(tgt, "workload", json_string(sf->target.workload));
+	if (sf->target.rail >= 0)
+		json_object_set_new(tgt, "rail", json_integer(sf->target.rail));
+	if (f->ev.netdev[0])
+		json_object_set_new(tgt, "netdev", json_string(f->ev.netdev));
+	if (f->ev.device[0])
+		json_object_set_new(tgt, "device", json_string(f->ev.device));
+	fj = json_pack("{s:s,s:s,s:o,s:O,s:I,s:I}", "id", sf->name, "injector", sf->injector,
+		       "target", tgt, "params", sf->params ? sf->params : json_null(), "at_ms",
+		       (json_int_t)sf->at_ms, "duration_ms", (json_int_t)sf->duration_ms);
+	if (sf->trials > 1) {
+		json_object_set_new(fj, "fault", json_string(sf->base));
+		json_object_set_new(fj, "trial", json_integer(sf->trial));
+		json_object_set_new(fj, "trials", json_integer(sf->trials));
+	}
+	if (f->injected) {
+		json_object_set_new(fj, "injected_ms", json_real(f->ev.injected_ms));
+		json_object_set_new(fj, "prior",
+				    json_incref(json_object_get(f->inject_result, "prior")));
+		/* where the mechanism is real and where it is not, in the injector's words
+		 */
+		if (!strcmp(sf->injector, "pfc_storm"))
+			json_object_set_new(fj, "pfc", drill_pfc_evidence(d, f));
+		if (drill_fault_note(f))
+			json_object_set_new(fj, "note", json_string(drill_fault_note(f)));
+	} else {
+		json_object_set_new(fj, "injected_ms", json_null());
+		json_object_set_new(fj, "error", json_string(f->error));
+	}
+	json_object_set_new(fj, "reverted_ms",
+			    f->reverted ? json_real(f->ev.reverted_ms) : json_null());
+	json_object_set_new(fj, "detection", ev_measure_json(&f->result.detection));
+	if (f->result.isolation_checked)
+		json_object_set_new(fj, "isolation", ev_measure_json(&f->result.isolation));
+	json_object_set_new(fj, "recovery", ev_measure_json(&f->result.recovery));
+	json_object_set_new(fj, "failback", ev_failback_json(&f->result.failback));
+	json_object_set_new(fj, "verdict", json_string(drill_fault_verdict(d, f)));
+	return fj;
+}
+
 static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reasons,
 				const struct ev_integrity *in)
 {
 	const struct sc_workload *w = &d->sc.workload;
 	const struct sc_expect *x = &d->sc.expect;
-	json_t *r = json_object(), *clock = json_array(), *faults = json_array(), *rails, *sigs;
+	json_t *r = json_object(), *clock = json_array(), *faults = json_array(), *rails;
 	double first_inj = -1, last_rev = -1;
 	char ts[64];
 	unsigned int i;
@@ -477,79 +554,11 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 				(json_int_t)in->corrupted)
 		    : json_null()));
 
-	for (i = 0; i < d->sc.nr_faults; i++) {
-		const struct drill_fault *f = &d->faults[i];
-		const struct sc_fault *sf = f->ev.decl;
-		json_t *fj, *tgt = json_pack("{s:s}", "node", sf->target.node);
-
-		if (sf->target.workload[0])
-			json_object_set_new(tgt, "workload", json_string(sf->target.workload));
-		if (sf->target.rail >= 0)
-			json_object_set_new(tgt, "rail", json_integer(sf->target.rail));
-		if (f->ev.netdev[0])
-			json_object_set_new(tgt, "netdev", json_string(f->ev.netdev));
-		if (f->ev.device[0])
-			json_object_set_new(tgt, "device", json_string(f->ev.device));
-		fj = json_pack("{s:s,s:s,s:o,s:O,s:I,s:I}", "id", sf->name, "injector",
-			       sf->injector, "target", tgt, "params",
-			       sf->params ? sf->params : json_null(), "at_ms",
-			       (json_int_t)sf->at_ms, "duration_ms", (json_int_t)sf->duration_ms);
-		if (sf->trials > 1) {
-			json_object_set_new(fj, "fault", json_string(sf->base));
-			json_object_set_new(fj, "trial", json_integer(sf->trial));
-			json_object_set_new(fj, "trials", json_integer(sf->trials));
-		}
-		if (f->injected) {
-			json_object_set_new(fj, "injected_ms", json_real(f->ev.injected_ms));
-			json_object_set_new(
-			    fj, "prior", json_incref(json_object_get(f->inject_result, "prior")));
-			/* where the mechanism is real and where it is not, in the injector's words
-			 */
-			if (!strcmp(sf->injector, "pfc_storm"))
-				json_object_set_new(fj, "pfc", drill_pfc_evidence(d, f));
-			if (drill_fault_note(f))
-				json_object_set_new(fj, "note", json_string(drill_fault_note(f)));
-		} else {
-			json_object_set_new(fj, "injected_ms", json_null());
-			json_object_set_new(fj, "error", json_string(f->error));
-		}
-		json_object_set_new(fj, "reverted_ms",
-				    f->reverted ? json_real(f->ev.reverted_ms) : json_null());
-		json_object_set_new(fj, "detection", ev_measure_json(&f->result.detection));
-		if (f->result.isolation_checked)
-			json_object_set_new(fj, "isolation", ev_measure_json(&f->result.isolation));
-		json_object_set_new(fj, "recovery", ev_measure_json(&f->result.recovery));
-		json_object_set_new(fj, "failback", ev_failback_json(&f->result.failback));
-		json_object_set_new(fj, "verdict", json_string(drill_fault_verdict(d, f)));
-		json_array_append_new(faults, fj);
-	}
+	for (i = 0; i < d->sc.nr_faults; i++)
+		json_array_append_new(faults, drill_fault_json(d, &d->faults[i]));
 	json_object_set_new(r, "faults", faults);
 
-	sigs = json_array();
-	for (i = 0; i < x->nr_signals; i++)
-		json_array_append_new(sigs, json_string(sc_signal_name(x->signals[i])));
-	for (i = 0; i < x->nr_alert_signals; i++)
-		json_array_append_new(sigs, json_sprintf("alert:%s", x->alert_signals[i]));
-	json_object_set_new(
-	    r, "expect",
-	    json_pack("{s:{s:I,s:o},s:o,s:{s:I,s:f,s:I,s:I},s:{s:o,s:o}}", "detection", "within_ms",
-		      (json_int_t)x->detection_within_ms, "signals", sigs, "isolation",
-		      x->isolation_set
-			  ? json_pack("{s:I}", "within_ms", (json_int_t)x->isolation_within_ms)
-			  : json_null(),
-		      "recovery", "within_ms", (json_int_t)x->recovery_within_ms,
-		      "throughput_ratio", x->recovery_ratio, "sustain_ms",
-		      (json_int_t)x->recovery_sustain_ms, "window_ms",
-		      (json_int_t)x->recovery_window_ms, "integrity", "lost",
-		      x->max_lost >= 0 ? json_integer(x->max_lost) : json_null(), "corrupted",
-		      x->max_corrupted >= 0 ? json_integer(x->max_corrupted) : json_null()));
-	json_object_set_new(json_object_get(r, "expect"), "failback",
-			    json_pack("{s:o,s:f,s:I}", "max_outage_ms",
-				      x->failback_set
-					  ? json_integer((json_int_t)x->failback_max_outage_ms)
-					  : json_null(),
-				      "throughput_ratio", x->failback_ratio, "window_ms",
-				      (json_int_t)x->failback_window_ms));
+	json_object_set_new(r, "expect", drill_expect_json(x));
 	drill_expect_stats(x, json_object_get(r, "expect"));
 	if (x->nr_alerts)
 		json_object_set_new(json_object_get(r, "expect"), "alerts", drill_expect_alerts(x));
