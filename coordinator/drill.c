@@ -401,6 +401,33 @@ static void drill_workload_needs(struct drill *d, const char *node, json_t *req)
 	}
 }
 
+/* Waits (up to 20 s, pumping events) for flow f's server to say it is ready. */
+static int drill_await_server(struct drill *d, const struct drill_flow *f, const char *what)
+{
+	uint64_t deadline = rc_now_ns() + 20 * RC_NSEC_PER_SEC;
+
+	for (;;) {
+		json_t *ev;
+		size_t k;
+
+		json_array_foreach(d->fl.events, k, ev) {
+			const char *type = json_string_value(json_object_get(ev, "type"));
+			const char *role = json_string_value(json_object_get(ev, "role"));
+			const char *id = json_string_value(json_object_get(ev, "wl_id"));
+
+			if (type && role && id && !strcmp(type, "ready") &&
+			    !strcmp(role, "server") && !strcmp(id, f->wl_id))
+				return 0;
+		}
+		if (rc_now_ns() > deadline || drill_stop_requested) {
+			drill_reason(d, true, "%s server on %s never said ready within 20 s", what,
+				     f->w->to);
+			return -ETIMEDOUT;
+		}
+		fleet_pump(&d->fl, 100);
+	}
+}
+
 /* Starts a flow's server, waits until it listens, then starts its client. */
 static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 {
@@ -411,7 +438,6 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 	struct fl_agent *srv = fleet_find(&d->fl, w->to), *cli = fleet_find(&d->fl, w->from);
 	json_t *req, *res = NULL;
 	unsigned int i, ns = 0, nc = 0;
-	uint64_t deadline;
 	int ret;
 
 	if (f->guard < 0)
@@ -486,30 +512,9 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 	}
 	f->started[0] = true;
 	/* Wait for the server to listen before the client dials. */
-	deadline = rc_now_ns() + 20 * RC_NSEC_PER_SEC;
-	for (;;) {
-		json_t *ev;
-		size_t k;
-		bool ready = false;
-
-		json_array_foreach(d->fl.events, k, ev) {
-			const char *type = json_string_value(json_object_get(ev, "type"));
-			const char *role = json_string_value(json_object_get(ev, "role"));
-			const char *id = json_string_value(json_object_get(ev, "wl_id"));
-
-			if (type && role && id && !strcmp(type, "ready") &&
-			    !strcmp(role, "server") && !strcmp(id, f->wl_id))
-				ready = true;
-		}
-		if (ready)
-			break;
-		if (rc_now_ns() > deadline || drill_stop_requested) {
-			drill_reason(d, true, "%s server on %s never said ready within 20 s", what,
-				     w->to);
-			return -ETIMEDOUT;
-		}
-		fleet_pump(&d->fl, 100);
-	}
+	ret = drill_await_server(d, f, what);
+	if (ret)
+		return ret;
 	if (sets_t0)
 		fleet_set_t0(&d->fl, rc_now_ns());
 	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", f->wl_id,
