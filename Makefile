@@ -84,7 +84,8 @@ $(BUILD)/san/%.o: %.c $(wildcard */*.h) injectors/injectors.def
 
 # Unit tests are named after the module they test and link only it (and
 # common/), sanitized: test_common_*, test_coord_*, test_agent_*, test_stream_*.
-# A test that fakes a symbol lists it in tests/unit/<name>.wrap, one a line.
+# A test that fakes a symbol lists it in tests/unit/<name>.wrap, one a line; one that shares a
+# fake (tests/unit/fake_*.c) lists its name in tests/unit/<name>.fixtures.
 TEST_LIB_common := $(COMMON_SRC)
 TEST_LIB_coord  := $(COMMON_SRC) $(COORD_SRC)
 TEST_LIB_agent  := $(COMMON_SRC) $(AGENT_SRC)
@@ -93,7 +94,8 @@ test_module      = $(word 2,$(subst _, ,$(1)))
 
 .SECONDARY:
 .SECONDEXPANSION:
-$(BUILD)/tests/%: $(BUILD)/san/tests/unit/%.o $$(call SANOBJ,$$(TEST_LIB_$$(call test_module,$$*)))
+$(BUILD)/tests/%: $(BUILD)/san/tests/unit/%.o $$(call SANOBJ,$$(TEST_LIB_$$(call test_module,$$*))) \
+		  $$(patsubst %,$(BUILD)/san/tests/unit/%.o,$$(shell cat tests/unit/$$*.fixtures 2>/dev/null))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ \
 		$(foreach s,$(shell cat tests/unit/$*.wrap 2>/dev/null),-Wl,--wrap=$(s)) \

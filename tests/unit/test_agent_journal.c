@@ -27,52 +27,8 @@
 #include <netlink/route/link.h>
 
 #include "agents/agent.h"
+#include "tests/unit/fake_link.h"
 #include "common/units.h"
-
-/* ---- the fake kernel: one netdev */
-static struct {
-	int ifindex;
-	bool up;
-	int change_err; /* what RTM_NEWLINK answers (a -NLE_*), 0: success */
-	int changes;
-} k;
-
-int __wrap_nl_connect(struct nl_sock *sk, int protocol);
-int __wrap_rtnl_link_get_kernel(struct nl_sock *sk, int ifindex, const char *name,
-				struct rtnl_link **result);
-int __wrap_rtnl_link_change(struct nl_sock *sk, struct rtnl_link *orig, struct rtnl_link *changes,
-			    int flags);
-
-int __wrap_nl_connect(struct nl_sock *sk, int protocol)
-{
-	return 0;
-}
-
-int __wrap_rtnl_link_get_kernel(struct nl_sock *sk, int ifindex, const char *name,
-				struct rtnl_link **result)
-{
-	struct rtnl_link *link;
-
-	if (ifindex != k.ifindex)
-		return -NLE_OBJ_NOTFOUND; /* the fake kernel has no such netdev */
-	link = rtnl_link_alloc();
-	assert_non_null(link);
-	rtnl_link_set_ifindex(link, ifindex);
-	if (k.up)
-		rtnl_link_set_flags(link, IFF_UP);
-	*result = link;
-	return 0;
-}
-
-int __wrap_rtnl_link_change(struct nl_sock *sk, struct rtnl_link *orig, struct rtnl_link *changes,
-			    int flags)
-{
-	if (k.change_err)
-		return k.change_err;
-	k.up = rtnl_link_get_flags(changes) & IFF_UP;
-	k.changes++;
-	return 0;
-}
 
 /* ---- the file system calls that order durability, logged */
 static char ops[32][128];
@@ -186,9 +142,9 @@ static int setup(void **state)
 	struct agent_opts o = {.name = "node-t", .nr_allow = 1};
 	char err[512];
 
-	memset(&k, 0, sizeof(k));
-	k.ifindex = (int)if_nametoindex("lo");
-	k.up = true;
+	memset(&fk, 0, sizeof(fk));
+	fk.ifindex = (int)if_nametoindex("lo");
+	fk.up = true;
 	nr_ops = nr_fsyncs = fail_fsync_at = nr_events = 0;
 	strcpy(dir, "/tmp/rc-journal-XXXXXX");
 	assert_non_null(mkdtemp(dir));
@@ -257,7 +213,7 @@ static void prepare(struct inj_fault *f, const struct injector *inj, const char 
 	f->inj = inj;
 	snprintf(f->id, sizeof(f->id), "%s", id);
 	strcpy(f->target.netdev, "lo");
-	f->target.ifindex = k.ifindex;
+	f->target.ifindex = fk.ifindex;
 	f->target.rail = 2;
 	f->params = json_loads(params, 0, NULL);
 	f->duration_ms = 60000;
@@ -427,7 +383,7 @@ static void test_write_read_close(void **state)
 	assert_ptr_equal(e.f.inj, &inj_link_down);
 	assert_string_equal(e.f.id, "rail2-down");
 	assert_string_equal(e.f.target.netdev, "lo");
-	assert_int_equal(e.f.target.ifindex, k.ifindex);
+	assert_int_equal(e.f.target.ifindex, fk.ifindex);
 	assert_int_equal(e.f.target.rail, 2);
 	assert_string_equal(e.f.target.device, "");
 	assert_int_equal(e.lease_ms, 1500);
@@ -495,8 +451,8 @@ static void test_fsync_failure_leaves_nothing(void **state)
 	refused("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"j\", \"injector\": \"link_down\", "
 		"\"target\": {\"netdev\": \"lo\"}}",
 		EIO, "inject: fault j: journal: ");
-	assert_true(k.up);
-	assert_int_equal(k.changes, 0);
+	assert_true(fk.up);
+	assert_int_equal(fk.changes, 0);
 	assert_int_equal(count(""), 0);
 }
 
@@ -507,18 +463,18 @@ static void test_inject_journals_and_revert_closes(void **state)
 	resp = ok("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"d\", \"injector\": "
 		  "\"link_down\", \"target\": {\"netdev\": \"lo\"}}");
 	json_decref(resp);
-	assert_false(k.up);
+	assert_false(fk.up);
 	assert_true(exists("fault-d.json"));
 
 	/* An unverified revert keeps the record: the fault is not known to be gone. */
-	k.change_err = -NLE_PERM;
+	fk.change_err = -NLE_PERM;
 	json_decref(request("{\"id\": 2, \"op\": \"revert\", \"fault_id\": \"d\"}"));
 	assert_true(exists("fault-d.json"));
-	k.change_err = 0;
+	fk.change_err = 0;
 	resp = ok("{\"id\": 3, \"op\": \"revert\", \"fault_id\": \"d\"}");
 	assert_true(json_is_true(json_object_get(json_object_get(resp, "result"), "verified")));
 	json_decref(resp);
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_int_equal(count(""), 0);
 
 	/* The SIGTERM path closes records too. */
@@ -527,7 +483,7 @@ static void test_inject_journals_and_revert_closes(void **state)
 		       "3, \"down_ms\": 5000, \"up_ms\": 5000}}"));
 	assert_true(exists("fault-e.json"));
 	assert_true(agent_faults_shutdown(&a));
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_int_equal(count(""), 0);
 }
 
@@ -545,12 +501,12 @@ static void test_replay_reverts(void **state)
 	assert_int_equal(agent_journal_write(&a.journal, &f, 0, err, sizeof(err)), 0);
 	assert_int_equal(f.inj->inject(&f), 0);
 	drop(&f);
-	k.up = false;
-	k.changes = 0;
+	fk.up = false;
+	fk.changes = 0;
 
 	assert_int_equal(agent_faults_replay(&a), 2);
-	assert_true(k.up);
-	assert_int_equal(k.changes, 1); /* up once; the second revert finds it up already */
+	assert_true(fk.up);
+	assert_int_equal(fk.changes, 1); /* up once; the second revert finds it up already */
 	assert_int_equal(count(""), 0);
 	assert_true(got_event("fault journal_revert verified"));
 	assert_true(got_event("agent journal: fault gone-down"));
@@ -559,7 +515,7 @@ static void test_replay_reverts(void **state)
 
 	/* The replayed flap never resumes its schedule. */
 	run_for(400);
-	assert_int_equal(k.changes, 1);
+	assert_int_equal(fk.changes, 1);
 }
 
 /*
@@ -581,12 +537,12 @@ static void test_replay_obeys_policy(void **state)
 	snprintf(text, sizeof(text), rec, "other", "notallowed0");
 	put_file("fault-other.json", text);
 	strcpy(a.policy.control_if, "lo");
-	k.up = true;
-	k.changes = 0;
+	fk.up = true;
+	fk.changes = 0;
 
 	agent_faults_replay(&a);
-	assert_true(k.up);
-	assert_int_equal(k.changes, 0);
+	assert_true(fk.up);
+	assert_int_equal(fk.changes, 0);
 	assert_int_equal(count(".json"), 0);
 	assert_int_equal(count(".bad"), 2);
 	a.policy.control_if[0] = '\0';
@@ -653,11 +609,11 @@ static void test_replay_failure_stays_open(void **state)
 	prepare(&f, &inj_link_down, "stuck", "{}");
 	assert_int_equal(agent_journal_write(&a.journal, &f, 0, err, sizeof(err)), 0);
 	drop(&f);
-	k.up = false;
-	k.change_err = -NLE_PERM;
+	fk.up = false;
+	fk.change_err = -NLE_PERM;
 
 	assert_int_equal(agent_faults_replay(&a), 1);
-	assert_false(k.up);
+	assert_false(fk.up);
 	assert_true(exists("fault-stuck.json"));
 	assert_true(got_event("agent journal: fault stuck (link_down on lo)"));
 	faults(ids, sizeof(ids), why, sizeof(why));
@@ -669,11 +625,11 @@ static void test_replay_failure_stays_open(void **state)
 		EBUSY, "busy: fault stuck");
 
 	/* revert_all retries it, and closes the record once it verifies. */
-	k.change_err = 0;
+	fk.change_err = 0;
 	resp = ok("{\"id\": 2, \"op\": \"revert_all\"}");
 	assert_true(json_is_true(json_object_get(json_object_get(resp, "result"), "verified")));
 	json_decref(resp);
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_int_equal(count(""), 0);
 }
 
@@ -707,7 +663,7 @@ static void test_vanished_or_dropped_faults_retired(void **state)
 	/* Its slot is free; a fault whose revert keeps failing can be dropped by hand. */
 	json_decref(ok("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"held\", "
 		       "\"injector\": \"link_down\", \"target\": {\"netdev\": \"lo\"}}"));
-	k.change_err = -NLE_PERM;
+	fk.change_err = -NLE_PERM;
 	json_decref(request("{\"id\": 2, \"op\": \"revert\", \"fault_id\": \"held\"}"));
 	faults(ids, sizeof(ids), why, sizeof(why));
 	assert_string_equal(ids, "held");
@@ -719,12 +675,12 @@ static void test_vanished_or_dropped_faults_retired(void **state)
 	assert_non_null(
 	    strstr(json_string_value(json_object_get(res, "retired")), "check lo by hand"));
 	json_decref(resp);
-	assert_false(k.up); /* dropped, not reverted */
+	assert_false(fk.up); /* dropped, not reverted */
 	assert_int_equal(count(""), 0);
 	faults(ids, sizeof(ids), why, sizeof(why));
 	assert_string_equal(ids, "");
-	k.change_err = 0;
-	k.up = true;
+	fk.change_err = 0;
+	fk.up = true;
 	json_decref(ok("{\"id\": 5, \"op\": \"inject\", \"fault_id\": \"next\", "
 		       "\"injector\": \"link_down\", \"target\": {\"netdev\": \"lo\"}}"));
 	assert_true(agent_faults_shutdown(&a));
@@ -745,7 +701,7 @@ static void test_forbidden_injector_refused_first(void **state)
 	refused("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"f\", \"injector\": "
 		"\"port_flap\", \"target\": {\"netdev\": \"lo\"}, \"params\": {\"count\": -1}}",
 		EPERM, "refused by policy p.yaml:3: injectors does not list port_flap");
-	assert_true(k.up);
+	assert_true(fk.up);
 	a.policy.injectors_line = 0;
 	a.policy.nr_injectors = 0;
 }
@@ -780,11 +736,11 @@ static void test_unusable_records_set_aside(void **state)
 		 "\"target\": {\"netdev\": \"lo\", \"ifindex\": 1, \"device\": null, \"port\": "
 		 "null, \"rail\": null}, \"params\": {}, \"snapshot\": {\"up\": true}, "
 		 "\"duration_ms\": 0, \"lease_ms\": 0, \"recorded_at_ns\": 1}");
-	k.up = false;
+	fk.up = false;
 
 	/* No crash; the good one is replayed, each bad one moved aside. */
 	assert_int_equal(agent_faults_replay(&a), 2); /* good, and nosnap handed over */
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_int_equal(count(".json"), 0);
 	assert_int_equal(count(".bad"), 8);
 	assert_true(exists("fault-trunc.json.bad"));
@@ -828,11 +784,11 @@ static void test_lease_expires(void **state)
 
 	json_decref(ok("{\"id\": 1, \"op\": \"inject\", \"fault_id\": \"l\", \"injector\": "
 		       "\"link_down\", \"target\": {\"netdev\": \"lo\"}, \"lease_ms\": 1000}"));
-	assert_false(k.up);
+	assert_false(fk.up);
 	run_for(700);
-	assert_false(k.up);
+	assert_false(fk.up);
 	run_for(700);
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_true(rc_now_ns() - t0 < 2000 * RC_NSEC_PER_MSEC);
 	assert_true(got_event("fault lease_expired verified"));
 	assert_true(got_event("agent fault l: lease expired"));
@@ -860,7 +816,7 @@ static void test_renew(void **state)
 		    json_string_value(json_array_get(json_object_get(res, "unknown"), 0)), "nope");
 		assert_int_equal(json_integer_value(json_object_get(res, "expires_in_ms")), 1000);
 		json_decref(resp);
-		assert_false(k.up);
+		assert_false(fk.up);
 	}
 	resp = ok("{\"id\": 3, \"op\": \"faults\"}");
 	res = json_array_get(json_object_get(json_object_get(resp, "result"), "active"), 0);
@@ -869,7 +825,7 @@ static void test_renew(void **state)
 	json_decref(resp);
 
 	json_decref(ok("{\"id\": 4, \"op\": \"revert\", \"fault_id\": \"r\"}"));
-	assert_true(k.up);
+	assert_true(fk.up);
 	/* Reverted: no longer active, so unknown to renew. */
 	resp = ok("{\"id\": 5, \"op\": \"renew\", \"fault_ids\": [\"r\"]}");
 	res = json_object_get(resp, "result");
@@ -894,8 +850,8 @@ static void test_lease_and_renew_checked(void **state)
 		"renew: fault_ids: must be an array");
 	refused("{\"id\": 1, \"op\": \"renew\", \"fault_ids\": [], \"lease_ms\": 1000}", EINVAL,
 		"renew: lease_ms: unknown argument (renew takes fault_ids)");
-	assert_true(k.up);
-	assert_int_equal(k.changes, 0);
+	assert_true(fk.up);
+	assert_int_equal(fk.changes, 0);
 }
 
 static void test_state_dir_flag(void **state)

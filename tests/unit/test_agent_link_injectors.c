@@ -20,59 +20,7 @@
 
 #include "common/units.h"
 #include "injectors/injector.h"
-
-/* The fake kernel: one netdev. */
-static struct {
-	int ifindex;
-	bool up;
-	bool gone;	/* RTM_GETLINK finds nothing */
-	int change_err; /* what RTM_NEWLINK answers (a -NLE_*), 0: success */
-	int changes;	/* RTM_NEWLINK calls that took effect */
-	int gets;
-} k;
-
-int __wrap_nl_connect(struct nl_sock *sk, int protocol);
-int __wrap_rtnl_link_get_kernel(struct nl_sock *sk, int ifindex, const char *name,
-				struct rtnl_link **result);
-int __wrap_rtnl_link_change(struct nl_sock *sk, struct rtnl_link *orig, struct rtnl_link *changes,
-			    int flags);
-
-int __wrap_nl_connect(struct nl_sock *sk, int protocol)
-{
-	return 0;
-}
-
-int __wrap_rtnl_link_get_kernel(struct nl_sock *sk, int ifindex, const char *name,
-				struct rtnl_link **result)
-{
-	struct rtnl_link *link;
-
-	k.gets++;
-	/* The injectors look the netdev up by the ifindex the agent resolved. */
-	assert_int_equal(ifindex, k.ifindex);
-	if (k.gone)
-		return -NLE_OBJ_NOTFOUND;
-	link = rtnl_link_alloc();
-	assert_non_null(link);
-	rtnl_link_set_ifindex(link, ifindex);
-	rtnl_link_set_name(link, "v0");
-	if (k.up)
-		rtnl_link_set_flags(link, IFF_UP);
-	*result = link;
-	return 0;
-}
-
-int __wrap_rtnl_link_change(struct nl_sock *sk, struct rtnl_link *orig, struct rtnl_link *changes,
-			    int flags)
-{
-	assert_int_equal(rtnl_link_get_ifindex(orig), k.ifindex);
-	if (k.change_err)
-		return k.change_err;
-	/* Only IFF_UP is ever changed: set_flags or unset_flags of it alone. */
-	k.up = rtnl_link_get_flags(changes) & IFF_UP;
-	k.changes++;
-	return 0;
-}
+#include "tests/unit/fake_link.h"
 
 /* Records the injector's own events (port_flap transitions). */
 static char events[16][16];
@@ -91,9 +39,11 @@ static int setup(void **state)
 {
 	struct inj_fault *f = calloc(1, sizeof(*f));
 
-	memset(&k, 0, sizeof(k));
-	k.ifindex = 7;
-	k.up = true;
+	memset(&fk, 0, sizeof(fk));
+	fk.ifindex = 7;
+	fk.up = true;
+	fk.strict = true;
+	fk.name = "v0";
 	nr_events = 0;
 	strcpy(f->target.netdev, "v0");
 	f->target.ifindex = 7;
@@ -140,26 +90,26 @@ static void test_link_down_cycle(void **state)
 
 	use(f, &inj_link_down, "{}");
 	assert_int_equal(f->inj->prepare(f), 0);
-	assert_int_equal(k.changes, 0); /* prepare only looks */
+	assert_int_equal(fk.changes, 0); /* prepare only looks */
 	prior = f->inj->describe_prior(f);
 	assert_true(json_is_true(json_object_get(prior, "up")));
 	json_decref(prior);
 
 	assert_int_equal(f->inj->inject(f), 0);
-	assert_false(k.up);
+	assert_false(fk.up);
 	/* While the fault holds, verify tells the link is not as it was. */
 	assert_int_equal(f->inj->verify(f), -EIO);
 	assert_string_equal(f->err, "link_down: v0: verify: link is down, expected up");
 
 	assert_int_equal(f->inj->revert(f), 0);
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_string_equal(last_action(f), "v0: set up (was up)");
 	assert_int_equal(f->inj->verify(f), 0);
-	assert_int_equal(k.changes, 2);
+	assert_int_equal(fk.changes, 2);
 
 	/* Idempotent: a second revert changes nothing and says so. */
 	assert_int_equal(f->inj->revert(f), 0);
-	assert_int_equal(k.changes, 2);
+	assert_int_equal(fk.changes, 2);
 	assert_string_equal(last_action(f), "v0: already up (was up)");
 	assert_int_equal(f->inj->verify(f), 0);
 }
@@ -168,12 +118,12 @@ static void test_link_down_keeps_a_down_link_down(void **state)
 {
 	struct inj_fault *f = *state;
 
-	k.up = false;
+	fk.up = false;
 	use(f, &inj_link_down, "{}");
 	assert_int_equal(f->inj->prepare(f), 0);
 	assert_int_equal(f->inj->inject(f), 0);
 	assert_int_equal(f->inj->revert(f), 0);
-	assert_false(k.up);
+	assert_false(fk.up);
 	assert_string_equal(last_action(f), "v0: already down (was down)");
 	assert_int_equal(f->inj->verify(f), 0);
 }
@@ -185,7 +135,7 @@ static void test_link_down_external_change_reverted(void **state)
 	use(f, &inj_link_down, "{}");
 	assert_int_equal(f->inj->prepare(f), 0);
 	assert_int_equal(f->inj->inject(f), 0);
-	k.up = true; /* someone brought it up behind our back */
+	fk.up = true; /* someone brought it up behind our back */
 	assert_int_equal(f->inj->revert(f), 0);
 	assert_string_equal(last_action(f), "v0: already up (was up)");
 	assert_int_equal(f->inj->verify(f), 0);
@@ -197,15 +147,15 @@ static void test_link_down_eperm(void **state)
 
 	use(f, &inj_link_down, "{}");
 	assert_int_equal(f->inj->prepare(f), 0);
-	k.change_err = -NLE_PERM;
+	fk.change_err = -NLE_PERM;
 	assert_int_equal(f->inj->inject(f), -EPERM);
 	assert_non_null(strstr(f->err, "link_down: v0: RTM_NEWLINK (set down): "));
 	assert_non_null(strstr(f->err, "(need CAP_NET_ADMIN)"));
-	assert_true(k.up);
+	assert_true(fk.up);
 	/* The agent reverts after a failed inject: harmless. */
-	k.change_err = 0;
+	fk.change_err = 0;
 	assert_int_equal(f->inj->revert(f), 0);
-	assert_int_equal(k.changes, 0);
+	assert_int_equal(fk.changes, 0);
 }
 
 static void test_link_down_gone(void **state)
@@ -213,17 +163,17 @@ static void test_link_down_gone(void **state)
 	struct inj_fault *f = *state;
 
 	use(f, &inj_link_down, "{}");
-	k.gone = true;
+	fk.gone = true;
 	assert_int_equal(f->inj->prepare(f), -ENODEV);
 	assert_non_null(strstr(f->err, "link_down: v0: RTM_GETLINK: "));
 	/* Revert without a snapshot touches nothing. */
-	k.gone = false;
+	fk.gone = false;
 	assert_int_equal(f->inj->revert(f), 0);
-	assert_int_equal(k.gets, 1);
+	assert_int_equal(fk.gets, 1);
 
 	assert_int_equal(f->inj->prepare(f), 0);
 	assert_int_equal(f->inj->inject(f), 0);
-	k.gone = true;
+	fk.gone = true;
 	assert_int_equal(f->inj->revert(f), -ENODEV);
 	assert_non_null(strstr(f->err, "deleted or renamed"));
 }
@@ -238,7 +188,7 @@ static void test_port_flap_full_schedule(void **state)
 	assert_int_equal(f->inj->prepare(f), 0);
 	t = rc_now_ns();
 	assert_int_equal(f->inj->inject(f), 0);
-	assert_false(k.up);
+	assert_false(fk.up);
 	assert_int_equal(nr_events, 1);
 	assert_string_equal(events[0], "flap_down");
 	/* Next transition 300 ms after the first. */
@@ -255,14 +205,14 @@ static void test_port_flap_full_schedule(void **state)
 	assert_string_equal(events[1], "flap_up");
 	assert_string_equal(events[2], "flap_down");
 	assert_string_equal(events[3], "flap_up");
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_int_equal(f->next_tick_ns, 0); /* done */
-	assert_int_equal(k.changes, 4);
+	assert_int_equal(fk.changes, 4);
 
 	assert_int_equal(f->inj->revert(f), 0);
 	assert_string_equal(last_action(f), "v0: already up (was up)");
 	assert_int_equal(f->inj->verify(f), 0);
-	assert_int_equal(k.changes, 4);
+	assert_int_equal(fk.changes, 4);
 }
 
 static void test_port_flap_revert_mid_schedule(void **state)
@@ -278,14 +228,14 @@ static void test_port_flap_revert_mid_schedule(void **state)
 	assert_int_equal(json_array_size(json_object_get(prior, "schedule_ms")), 10);
 	json_decref(prior);
 	assert_int_equal(f->inj->inject(f), 0);
-	assert_false(k.up);
+	assert_false(fk.up);
 	assert_int_equal(f->inj->revert(f), 0);
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_string_equal(last_action(f), "v0: set up (was up)");
 	assert_int_equal(f->next_tick_ns, 0);
 	/* The schedule is over: a late tick changes nothing. */
 	assert_int_equal(f->inj->tick(f, UINT64_MAX), 0);
-	assert_true(k.up);
+	assert_true(fk.up);
 	assert_int_equal(nr_events, 1);
 	assert_int_equal(f->inj->verify(f), 0);
 }
@@ -294,13 +244,13 @@ static void test_port_flap_refuses_down_link(void **state)
 {
 	struct inj_fault *f = *state;
 
-	k.up = false;
+	fk.up = false;
 	use(f, &inj_port_flap, "{\"count\": 1, \"down_ms\": 10, \"up_ms\": 10}");
 	assert_int_equal(f->inj->prepare(f), -ENETDOWN);
 	assert_string_equal(f->err,
 			    "port_flap: v0: refused: the link is already down, nothing to flap");
 	assert_null(f->priv);
-	assert_int_equal(k.changes, 0);
+	assert_int_equal(fk.changes, 0);
 }
 
 int main(void)
