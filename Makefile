@@ -95,7 +95,7 @@ test_module      = $(word 2,$(subst _, ,$(1)))
 .SECONDARY:
 .SECONDEXPANSION:
 $(BUILD)/tests/%: $(BUILD)/san/tests/unit/%.o $$(call SANOBJ,$$(TEST_LIB_$$(call test_module,$$*))) \
-		  $$(patsubst %,$(BUILD)/san/tests/unit/%.o,$$(shell cat tests/unit/$$*.fixtures 2>/dev/null))
+		  $$(addprefix $(BUILD)/san/tests/unit/,$$(addsuffix .o,$$(shell cat tests/unit/$$*.fixtures 2>/dev/null)))
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ \
 		$(foreach s,$(shell cat tests/unit/$*.wrap 2>/dev/null),-Wl,--wrap=$(s)) \
