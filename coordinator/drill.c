@@ -1095,8 +1095,14 @@ static void drill_timeline(struct drill *d)
 
 			if (!f->inject_tried && now >= (double)sf->at_ms)
 				drill_inject(d, f);
+			/*
+			 * A fault lasts its declared duration from when it took effect: on a
+			 * loaded host an inject can land late, and reverting on the declared
+			 * clock would shorten it (a 1 s storm became 0.4 s).
+			 */
 			if (f->injected && !f->reverted && sf->duration_ms &&
-			    now >= (double)(sf->at_ms + sf->duration_ms))
+			    now >= fmax((double)sf->at_ms, f->ev.injected_ms) +
+				       (double)sf->duration_ms)
 				drill_revert(d, f);
 		}
 		drill_take_alerts(d);
