@@ -665,22 +665,22 @@ static void agent_metrics_log(void *cls, const char *fmt, va_list ap)
 }
 
 /*
- * Slow clients cut, MHD_run(), then its poll re-armed and its timer set to MHD_get_timeout() or
- * the next request deadline, whichever comes first. A cut socket reads as closed in MHD_run().
+ * MHD_run(), then slow clients cut (a cut socket reads as closed, so MHD's epoll fd wakes the
+ * loop and the next MHD_run() reaps it), then the poll re-armed and the timer set to
+ * MHD_get_timeout() or the next request deadline, whichever comes first.
  */
 static void agent_metrics_run(struct agent_metrics *m)
 {
-	uint64_t now = rc_now_ns(), due = 0, next = 0;
+	uint64_t due = 0, next = 0;
 	MHD_UNSIGNED_LONG_LONG ms;
 	unsigned int cut;
 
-	cut = rc_http_deadline_sweep(m->deadline, now, NULL);
+	if (MHD_run(m->d) != MHD_YES)
+		rc_dbg("metrics: MHD_run failed");
+	cut = rc_http_deadline_sweep(m->deadline, rc_now_ns(), &next);
 	if (cut)
 		rc_warn("metrics: %u connection%s cut: no whole request within %d s", cut,
 			cut == 1 ? "" : "s", AGENT_METRICS_CONN_TIMEOUT_S);
-	if (MHD_run(m->d) != MHD_YES)
-		rc_dbg("metrics: MHD_run failed");
-	rc_http_deadline_sweep(m->deadline, rc_now_ns(), &next);
 	if (MHD_get_timeout(m->d, &ms) == MHD_YES) {
 		if (ms > AGENT_METRICS_MAX_WAIT_MS)
 			ms = AGENT_METRICS_MAX_WAIT_MS;
