@@ -125,7 +125,7 @@ int plan_check(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 		}
 		if (!f->params)
 			f->params = json_object();
-		if (!strcmp(f->injector, "port_flap") && !json_object_get(f->params, "seed"))
+		if ((inj->flags & INJ_SEEDED) && !json_object_get(f->params, "seed"))
 			json_object_set_new(f->params, "seed",
 					    json_integer((json_int_t)(seed + i)));
 		if (inj->validate && inj->validate(f->params, why, sizeof(why))) {
@@ -235,6 +235,7 @@ static void plan_print_safety(FILE *f, const struct scenario *sc)
 /* What an operator must know before a fault runs: where a mechanism is real, what it needs. */
 static void plan_print_fault_notes(FILE *f, const struct scenario *sc, const struct sc_fault *ft)
 {
+	const struct injector *inj = injector_find(ft->injector);
 	const char *mech = json_string_value(json_object_get(ft->params, "mechanism"));
 
 	if (!strcmp(ft->injector, "pfc_storm"))
@@ -265,7 +266,7 @@ static void plan_print_fault_notes(FILE *f, const struct scenario *sc, const str
 			"              note: the workload on %s starts without CAP_IPC_LOCK, so "
 			"RLIMIT_MEMLOCK binds\n",
 			ft->target.node);
-	if (!strcmp(ft->injector, "mr_failure") && !sc->workload.mr_churn_ms)
+	if (inj && (inj->flags & INJ_BITES_ON_REG) && !sc->workload.mr_churn_ms)
 		fprintf(f, "              note: the workload registers memory only when it "
 			   "connects; set workload.mr_churn for a failure to bite while it runs\n");
 }

@@ -104,82 +104,6 @@ int sc_signal_parse(const char *name, enum sc_signal *s)
 	return -EINVAL;
 }
 
-/*
- * Injector parameters the coordinator knows how to read. The agent's injector
- * validates them again (injectors/<name>.c); this table only exists so that a
- * typo fails before a fleet is touched. Values go to the agent as JSON, in
- * table order, durations as integer milliseconds under `json_key`.
- */
-enum param_type { PT_INT, PT_DURATION };
-
-struct param_spec {
-	const char *key;      /* as written in the scenario */
-	const char *json_key; /* as sent to the agent */
-	enum param_type type;
-	uint64_t min, max;
-	bool required;
-	bool has_default; /* emitted even when not written */
-	uint64_t def;
-	const char *help; /* "what it is", for the "missing" message */
-};
-
-#define SC_MAX_PARAMS 8
-
-struct inj_spec {
-	const char *name;
-	bool needs_duration; /* without `duration` the fault would never end */
-	/*
-	 * Parameters go to the agent as written (scalars typed by their YAML
-	 * form, lists as arrays) and are checked here by the injector's own
-	 * validate(), the same function the agent runs: no second table.
-	 */
-	bool by_injector;
-	const struct param_spec *params;
-	unsigned int nr_params; /* <= SC_MAX_PARAMS */
-	/*
-	 * Checks between parameters, and the default duration; vals[i] and given[i]
-	 * are params[i]'s value (or default) and whether it was written.
-	 */
-	int (*check)(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
-		     const uint64_t *vals, const bool *given, struct sc_fault *f);
-};
-
-enum { FLAP_COUNT, FLAP_DOWN, FLAP_UP, FLAP_JITTER, FLAP_SEED };
-
-static const struct param_spec port_flap_params[] = {
-    [FLAP_COUNT] = {"count", "count", PT_INT, 1, 1000, true, false, 0,
-		    "how many down/up cycles, 1..1000"},
-    [FLAP_DOWN] = {"down", "down_ms", PT_DURATION, 1, 3600000, true, false, 0,
-		   "how long each down lasts"},
-    [FLAP_UP] = {"up", "up_ms", PT_DURATION, 1, 3600000, true, false, 0, "how long each up lasts"},
-    [FLAP_JITTER] = {"jitter", "jitter_ms", PT_DURATION, 0, 3600000, false, true, 0, NULL},
-    [FLAP_SEED] = {"seed", "seed", PT_INT, 0, INT64_MAX, false, false, 0, NULL},
-};
-
-static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
-			   const uint64_t *vals, const bool *given, struct sc_fault *f);
-
-static const struct inj_spec inj_specs[] = {
-    {"link_down", true, false, NULL, 0, NULL},
-    {"port_flap", false, false, port_flap_params,
-     sizeof(port_flap_params) / sizeof(port_flap_params[0]), port_flap_check},
-    {"qp_error", false, true, NULL, 0, NULL},
-    {"pfc_storm", true, true, NULL, 0, NULL},
-    {"mr_failure", true, true, NULL, 0, NULL},
-};
-
-#define SC_INJECTOR_NAMES "link_down, port_flap, qp_error, pfc_storm or mr_failure"
-
-static const struct inj_spec *inj_spec_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(inj_specs) / sizeof(inj_specs[0]); i++)
-		if (!strcmp(inj_specs[i].name, name))
-			return &inj_specs[i];
-	return NULL;
-}
-
 /* ---- messages ---------------------------------------------------------- */
 
 /* The drill's node names, for "is not a node" messages: "node-a, node-b". */
@@ -857,218 +781,149 @@ static json_t *yaml_to_json(struct pctx *c, yaml_node_t *n, const char *path, in
 }
 
 /*
- * The injector's sentence, placed at the key it names: "params.KEY" first,
- * else the first key that appears as a word. "INJ: params.KEY: " is dropped
- * from the front, since the location says it already.
+ * An injector's refusal (its validate()), put on the scenario key it names:
+ * the typed table maps the agent's key back to the scenario's. A key the
+ * scenario does not write (a missing one) leaves the whole sentence at params.
  */
 static int params_fail(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *path,
-		       const char *inj, const char *msg)
+		       const struct injector *inj, const char *msg)
 {
-	char kpath[YD_PATH_LEN], want[128];
-	yaml_node_pair_t *p;
-	int pass;
+	char key[64], kpath[YD_PATH_LEN];
+	const struct inj_param *ip;
+	const char *body;
+	yaml_node_t *n;
 
-	for (pass = 0; pm && pass < 2; pass++) {
-		for (p = pm->data.mapping.pairs.start; p < pm->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yd_node(c->d, p->key);
-			const char *key, *hit, *text = msg;
-			size_t len;
-			bool found = false;
-
-			if (k->type != YAML_SCALAR_NODE)
-				continue;
-			key = yd_scalar(k);
-			len = strlen(key);
-			if (pass == 0) {
-				snprintf(want, sizeof(want), "params.%s", key);
-				hit = strstr(msg, want);
-				found = hit && !(isalnum((unsigned char)hit[strlen(want)]) ||
-						 hit[strlen(want)] == '_');
-				snprintf(want, sizeof(want), "%s: params.%s: ", inj, key);
-				if (!strncmp(msg, want, strlen(want)))
-					text = msg + strlen(want);
-			} else {
-				for (hit = strstr(msg, key); hit && !found;
-				     hit = strstr(hit + 1, key))
-					found =
-					    (hit == msg || !(isalnum((unsigned char)hit[-1]) ||
-							     hit[-1] == '_')) &&
-					    !(isalnum((unsigned char)hit[len]) || hit[len] == '_');
-			}
-			if (found) {
-				yd_join(kpath, path, key);
-				return yd_fail(c->d, yd_node(c->d, p->value), kpath, "%s", text);
-			}
-		}
-	}
-	return yd_fail(c->d, pm ? pm : fmap, path, "%s", msg);
+	injector_refusal(inj, msg, key, sizeof(key), &body);
+	ip = key[0] ? injector_param_by_wire(inj, key) : NULL;
+	n = key[0] ? yd_map_get(c->d, pm, ip ? ip->key : key) : NULL;
+	if (!n)
+		return yd_fail(c->d, pm ? pm : fmap, path, "%s", msg);
+	yd_join(kpath, path, ip ? ip->key : key);
+	return yd_fail(c->d, n, kpath, "%s", body);
 }
 
-static int parse_params_by_injector(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm,
-				    const char *fpath, const struct inj_spec *spec,
-				    struct sc_fault *f)
+static const struct inj_param *param_by_key(const struct injector *inj, const char *key)
 {
-	const struct injector *inj = injector_find(spec->name);
-	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], msg[INJ_ERR_LEN];
-	yaml_node_pair_t *p;
-	int st = 0;
+	unsigned int i;
 
-	yd_join(path, fpath, "params");
-	f->params = json_object();
-	if (!f->params)
-		return -ENOMEM;
-	if (!inj)
-		return yd_fail(c->d, fmap, fpath, "%s is not built into this rdmachaos",
-			       spec->name);
-	if (pm) {
-		if (yd_want_map(c->d, pm, path))
-			return -EINVAL;
-		for (p = pm->data.mapping.pairs.start; p < pm->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yd_node(c->d, p->key);
-			json_t *v;
-
-			if (k->type != YAML_SCALAR_NODE) {
-				keep(&st, yd_fail(c->d, k, path, "keys must be plain words"));
-				continue;
-			}
-			yd_join(kpath, path, yd_scalar(k));
-			if (json_object_get(f->params, yd_scalar(k))) {
-				keep(&st, yd_fail(c->d, k, kpath, "given twice"));
-				continue;
-			}
-			v = yaml_to_json(c, yd_node(c->d, p->value), kpath, 0);
-			if (!v) {
-				keep(&st, -EINVAL);
-				continue;
-			}
-			if (json_object_set_new(f->params, yd_scalar(k), v))
-				return -ENOMEM;
-		}
-	}
-	/* the injector would only say again that a refused parameter is missing */
-	if (st)
-		return st;
-	msg[0] = '\0';
-	if (inj->validate(f->params, msg, sizeof(msg)))
-		return params_fail(c, fmap, pm, path, spec->name,
-				   msg[0] ? msg : "refused by the injector");
-	return 0;
+	for (i = 0; i < inj->nr_params; i++)
+		if (!strcmp(inj->params[i].key, key))
+			return &inj->params[i];
+	return NULL;
 }
 
-static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
-			const struct inj_spec *spec, struct sc_fault *f)
+/*
+ * The keys written under params: each a plain word, once, and for an
+ * injector with INJ_TYPED_PARAMS one of its table's keys (read by
+ * params_typed); for one without, the value goes to the agent as written.
+ */
+static int params_written(struct pctx *c, yaml_node_t *pm, const char *path,
+			  const struct injector *inj, struct sc_fault *f)
 {
-	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], list[128], b1[32], b2[32];
+	bool typed = inj->flags & INJ_TYPED_PARAMS;
+	char kpath[YD_PATH_LEN], list[128] = "";
 	yaml_node_pair_t *p;
-	uint64_t vals[SC_MAX_PARAMS] = {0};
-	bool given[SC_MAX_PARAMS] = {false};
 	unsigned int i;
 	size_t off = 0;
 	int st = 0;
 
-	yd_join(path, fpath, "params");
-	f->params = json_object();
-	if (!f->params)
-		return -ENOMEM;
-	list[0] = '\0';
-	for (i = 0; i < spec->nr_params; i++)
+	for (i = 0; i < inj->nr_params && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
-					spec->params[i].key);
-	if (pm) {
-		if (yd_want_map(c->d, pm, path))
-			return -EINVAL;
-		for (p = pm->data.mapping.pairs.start; p < pm->data.mapping.pairs.top; p++) {
-			yaml_node_t *k = yd_node(c->d, p->key);
+					inj->params[i].key);
+	for (p = pm->data.mapping.pairs.start; p < pm->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yd_node(c->d, p->key), *first;
+		const char *key;
+		json_t *v;
 
-			if (k->type != YAML_SCALAR_NODE) {
-				keep(&st, yd_fail(c->d, k, path, "keys must be plain words"));
-				continue;
-			}
-			yd_join(kpath, path, yd_scalar(k));
-			for (i = 0; i < spec->nr_params; i++)
-				if (!strcmp(spec->params[i].key, yd_scalar(k)))
-					break;
-			if (i == spec->nr_params && !spec->nr_params)
-				keep(&st,
-				     yd_fail(c->d, k, kpath, "unknown key; %s takes no parameters",
-					     spec->name));
-			else if (i == spec->nr_params)
-				keep(&st, yd_fail(c->d, k, kpath, "unknown key; %s takes: %s",
-						  spec->name, list));
-			else if (given[i])
-				keep(&st, yd_fail(c->d, k, kpath, "given twice"));
-			else
-				given[i] = true;
+		if (k->type != YAML_SCALAR_NODE) {
+			keep(&st, yd_fail(c->d, k, path, "keys must be plain words"));
+			continue;
 		}
-		memset(given, 0, sizeof(given));
-	}
-	for (i = 0; i < spec->nr_params; i++) {
-		const struct param_spec *ps = &spec->params[i];
-		yaml_node_t *n = yd_map_get(c->d, pm, ps->key);
-		int r;
-
-		vals[i] = ps->def;
-		yd_join(kpath, path, ps->key);
-		if (!n) {
-			if (ps->required) {
-				keep(&st, yd_fail(c->d, pm ? pm : fmap, kpath,
-						  "missing; %s needs %s (%s)", spec->name, ps->key,
-						  ps->help));
-				continue;
-			}
-			if (!ps->has_default)
-				continue;
-		} else {
-			r = ps->type == PT_INT
-				? yd_get_uint(c->d, n, kpath, ps->min, ps->max, &vals[i])
-				: yd_get_duration(c->d, n, kpath, &vals[i]);
-			if (r)
-				;
-			else if (ps->type == PT_DURATION && vals[i] < ps->min)
-				r = yd_fail(c->d, n, kpath, "must be longer than 0");
-			else if (ps->type == PT_DURATION && vals[i] > ps->max)
-				r = yd_fail(c->d, n, kpath, "%s is out of range; use at most %s",
-					    rc_format_duration_ms(vals[i], b1, sizeof(b1)),
-					    rc_format_duration_ms(ps->max, b2, sizeof(b2)));
-			if (keep(&st, r))
-				continue;
-			given[i] = true;
+		key = yd_scalar(k);
+		yd_join(kpath, path, key);
+		first = yd_map_get(c->d, pm, key);
+		if (first && first != yd_node(c->d, p->value)) {
+			keep(&st, yd_fail(c->d, k, kpath, "given twice"));
+			continue;
 		}
-		if (json_object_set_new(f->params, ps->json_key, json_integer((json_int_t)vals[i])))
+		if (typed && !inj->nr_params) {
+			keep(&st, yd_fail(c->d, k, kpath, "unknown key; %s takes no parameters",
+					  inj->name));
+			continue;
+		}
+		if (typed && !param_by_key(inj, key)) {
+			keep(&st,
+			     yd_fail(c->d, k, kpath, "unknown key; %s takes: %s", inj->name, list));
+			continue;
+		}
+		if (typed)
+			continue;
+		v = yaml_to_json(c, yd_node(c->d, p->value), kpath, 0);
+		if (!v) {
+			keep(&st, -EINVAL);
+			continue;
+		}
+		if (json_object_set_new(f->params, key, v))
 			return -ENOMEM;
 	}
-	/* checks between parameters need them all */
-	if (st)
-		return st;
-	return spec->check ? spec->check(c, fmap, pm, fpath, vals, given, f) : 0;
+	return st;
 }
 
-/* Jitter against the periods, and the flap's duration (see docs/SCENARIOS.md). */
-static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
-			   const uint64_t *vals, const bool *given, struct sc_fault *f)
+/* The typed parameters (inj->params): required, in range, durations as milliseconds. */
+static int params_typed(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *path,
+			const struct injector *inj, struct sc_fault *f)
 {
-	uint64_t count = vals[FLAP_COUNT], down = vals[FLAP_DOWN], up = vals[FLAP_UP];
-	uint64_t jitter = vals[FLAP_JITTER], shortest = down < up ? down : up;
-	/*
-	 * Each of the 2 x count periods moves by up to +-jitter, so the last up
-	 * comes at the latest at count x down + (count - 1) x up + (2 x count - 1)
-	 * x jitter. The fault lasts count x (down + up), or until that last up
-	 * plus its drift when the drift is longer than one up period.
-	 */
-	uint64_t drift = (2 * count - 1) * jitter;
-	uint64_t need = count * down + (count - 1) * up + (drift > up ? drift : up);
-	char ppath[YD_PATH_LEN], kpath[YD_PATH_LEN], b1[32], b2[32], b3[32], b4[32];
+	char kpath[YD_PATH_LEN], b1[32], b2[32];
+	unsigned int i;
+	int st = 0;
 
-	if (given[FLAP_JITTER] && jitter && jitter >= shortest) {
-		yd_join(ppath, fpath, "params");
-		yd_join(kpath, ppath, "jitter");
-		return yd_fail(c->d, yd_map_get(c->d, pm, "jitter"), kpath,
-			       "%s must be shorter than both down (%s) and up (%s), so no phase "
-			       "can shrink to nothing",
-			       rc_format_duration_ms(jitter, b1, sizeof(b1)),
-			       rc_format_duration_ms(down, b2, sizeof(b2)),
-			       rc_format_duration_ms(up, b3, sizeof(b3)));
+	for (i = 0; i < inj->nr_params; i++) {
+		const struct inj_param *ip = &inj->params[i];
+		yaml_node_t *n = yd_map_get(c->d, pm, ip->key);
+		uint64_t v = ip->def;
+		int r;
+
+		yd_join(kpath, path, ip->key);
+		if (!n) {
+			if (ip->required) {
+				keep(&st, yd_fail(c->d, pm ? pm : fmap, kpath,
+						  "missing; %s needs %s (%s)", inj->name, ip->key,
+						  ip->help));
+				continue;
+			}
+			if (!ip->send_default)
+				continue;
+		} else {
+			r = ip->type == INJ_PT_INT
+				? yd_get_uint(c->d, n, kpath, ip->min, ip->max, &v)
+				: yd_get_duration(c->d, n, kpath, &v);
+			if (r)
+				;
+			else if (ip->type == INJ_PT_DURATION && v < ip->min)
+				r = yd_fail(c->d, n, kpath, "must be longer than 0");
+			else if (ip->type == INJ_PT_DURATION && v > ip->max)
+				r = yd_fail(c->d, n, kpath, "%s is out of range; use at most %s",
+					    rc_format_duration_ms(v, b1, sizeof(b1)),
+					    rc_format_duration_ms(ip->max, b2, sizeof(b2)));
+			if (keep(&st, r))
+				continue;
+		}
+		if (json_object_set_new(f->params, ip->wire, json_integer((json_int_t)v)))
+			return -ENOMEM;
 	}
+	return st;
+}
+
+/* A fault whose parameters fix how long it must last: its default duration, or a check of it. */
+static int params_duration(struct pctx *c, yaml_node_t *fmap, const char *fpath,
+			   const struct injector *inj, struct sc_fault *f)
+{
+	char why[INJ_ERR_LEN], kpath[YD_PATH_LEN], b1[32];
+	uint64_t need;
+
+	if (!inj->min_duration_ms)
+		return 0;
+	need = inj->min_duration_ms(f->params, why, sizeof(why));
 	if (!f->duration_ms) {
 		f->duration_ms = need;
 		return 0;
@@ -1076,13 +931,40 @@ static int port_flap_check(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, c
 	if (f->duration_ms >= need)
 		return 0;
 	yd_join(kpath, fpath, "duration");
-	return yd_fail(
-	    c->d, yd_map_get(c->d, fmap, "duration"), kpath,
-	    "%s is shorter than the flaps it must hold (%" PRIu64
-	    " x (down %s + up %s)%s = %s); leave it out or give at least that",
-	    rc_format_duration_ms(f->duration_ms, b1, sizeof(b1)), count,
-	    rc_format_duration_ms(down, b2, sizeof(b2)), rc_format_duration_ms(up, b3, sizeof(b3)),
-	    drift > up ? ", plus jitter drift" : "", rc_format_duration_ms(need, b4, sizeof(b4)));
+	return yd_fail(c->d, yd_map_get(c->d, fmap, "duration"), kpath,
+		       "%s is shorter than %s; leave it out or give at least that",
+		       rc_format_duration_ms(f->duration_ms, b1, sizeof(b1)), why);
+}
+
+/*
+ * A fault's params, as its injector declares them (injectors/injector.h):
+ * read, then checked by the injector's own validate(), the function the agent
+ * runs, so that a typo fails before a fleet is touched.
+ */
+static int parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
+			const struct injector *inj, struct sc_fault *f)
+{
+	char path[YD_PATH_LEN], msg[INJ_ERR_LEN];
+	int st = 0;
+
+	yd_join(path, fpath, "params");
+	f->params = json_object();
+	if (!f->params)
+		return -ENOMEM;
+	if (pm && yd_want_map(c->d, pm, path))
+		return -EINVAL;
+	if (pm && keep(&st, params_written(c, pm, path, inj, f)) == -ENOMEM)
+		return -ENOMEM;
+	if (keep(&st, params_typed(c, fmap, pm, path, inj, f)) == -ENOMEM)
+		return -ENOMEM;
+	/* the injector would only say again what was refused above */
+	if (st)
+		return st;
+	msg[0] = '\0';
+	if (inj->validate(f->params, msg, sizeof(msg)))
+		return params_fail(c, fmap, pm, path, inj,
+				   msg[0] ? msg : "refused by the injector");
+	return params_duration(c, fmap, fpath, inj, f);
 }
 
 static void target_desc(const struct sc_target *t, char *buf, size_t len)
@@ -1199,7 +1081,7 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 	struct scenario *sc = c->sc;
 	struct sc_fault *f = &sc->faults[idx];
 	char path[YD_PATH_LEN], kpath[YD_PATH_LEN], b1[32], b2[32], b3[32], b4[32];
-	const struct inj_spec *spec = NULL;
+	const struct injector *inj = NULL;
 	yaml_node_t *n;
 	unsigned int j;
 	uint64_t v;
@@ -1245,14 +1127,16 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 				  rc_format_duration_ms(sc->warmup_ms + sc->baseline_ms, b4,
 							sizeof(b4))));
 	yd_join(kpath, path, "injector");
-	if (!(n = yd_map_get(c->d, fm, "injector")))
-		keep(&st, missing(c, fm, path, "injector", "use " SC_INJECTOR_NAMES));
-	else if (keep(&st, yd_get_text(c->d, n, kpath, f->injector, sizeof(f->injector))))
+	if (!(n = yd_map_get(c->d, fm, "injector"))) {
+		char use[320];
+
+		snprintf(use, sizeof(use), "use %s", injector_names());
+		keep(&st, missing(c, fm, path, "injector", use));
+	} else if (keep(&st, yd_get_text(c->d, n, kpath, f->injector, sizeof(f->injector))))
 		;
-	else if (!(spec = inj_spec_find(f->injector)))
-		keep(&st,
-		     yd_fail(c->d, n, kpath, "\"%s\" is not an injector; use " SC_INJECTOR_NAMES,
-			     f->injector));
+	else if (!(inj = injector_find(f->injector)))
+		keep(&st, yd_fail(c->d, n, kpath, "\"%s\" is not an injector; use %s", f->injector,
+				  injector_names()));
 	if (!(n = yd_map_get(c->d, fm, "target")))
 		keep(&st, missing(c, fm, path, "target",
 				  "say where, e.g. target: {node: node-b, rail: 0}"));
@@ -1262,17 +1146,14 @@ static int parse_fault(struct pctx *c, yaml_node_t *fm, unsigned int idx)
 		yd_join(kpath, path, "duration");
 		if (!keep(&st, get_duration_pos(c, n, kpath, &v)))
 			f->duration_ms = v;
-	} else if (spec && spec->needs_duration) {
+	} else if (inj && (inj->flags & INJ_NEEDS_DURATION)) {
 		snprintf(kpath, sizeof(kpath),
-			 "%s needs to know when to undo the fault, e.g. duration: 10s", spec->name);
+			 "%s needs to know when to undo the fault, e.g. duration: 10s", inj->name);
 		keep(&st, missing(c, fm, path, "duration", kpath));
 	}
 	/* parameters are the injector's: without one they cannot be checked */
-	if (spec && spec->by_injector)
-		keep(&st, parse_params_by_injector(c, fm, yd_map_get(c->d, fm, "params"), path,
-						   spec, f));
-	else if (spec)
-		keep(&st, parse_params(c, fm, yd_map_get(c->d, fm, "params"), path, spec, f));
+	if (inj)
+		keep(&st, parse_params(c, fm, yd_map_get(c->d, fm, "params"), path, inj, f));
 	if (st == -ENOMEM)
 		return st;
 	keep(&st, parse_trials(c, fm, path, f));
@@ -2034,12 +1915,13 @@ static int sha256_hex(const void *data, size_t len, char out[65])
  * a QP error (the QP stays in error after the revert: it is the reconnect that
  * ends the impact, not the revert). 0: not known.
  */
-static uint64_t lint_outage_ms(const struct sc_fault *f)
+static uint64_t lint_outage_ms(const struct sc_fault *f, const char **key)
 {
-	if (!strcmp(f->injector, "port_flap"))
-		return (uint64_t)json_integer_value(json_object_get(f->params, "down_ms"));
-	if (!strcmp(f->injector, "qp_error"))
-		return 0;
+	const struct injector *inj = injector_find(f->injector);
+
+	*key = NULL;
+	if (inj && inj->outage_ms)
+		return inj->outage_ms(f->params, f->duration_ms, key);
 	return f->duration_ms;
 }
 
@@ -2077,8 +1959,10 @@ static void lint_fault(struct pctx *c, yaml_node_t *fm, unsigned int i)
 	const struct sc_fault *f = &sc->faults[i];
 	const struct sc_expect *x = &sc->expect;
 	yaml_node_t *dur = yd_map_get(c->d, fm, "duration");
+	const struct injector *inj = injector_find(f->injector);
 	char path[YD_PATH_LEN], fpath[YD_PATH_LEN], b1[32], b2[32];
-	uint64_t outage = lint_outage_ms(f);
+	const char *outage_key;
+	uint64_t outage = lint_outage_ms(f, &outage_key);
 
 	yd_join_idx(fpath, "faults", i);
 	if (dur)
@@ -2095,9 +1979,12 @@ static void lint_fault(struct pctx *c, yaml_node_t *fm, unsigned int i)
 	if (outage > x->recovery_within_ms && !lint_can_fail_over(sc, f)) {
 		yaml_node_t *at = dur ? dur : fm;
 
-		if (!strcmp(f->injector, "port_flap")) {
-			at = yd_map_get(c->d, yd_map_get(c->d, fm, "params"), "down");
-			yd_join(path, fpath, "params.down");
+		if (outage_key) {
+			char ppath[YD_PATH_LEN];
+
+			at = yd_map_get(c->d, yd_map_get(c->d, fm, "params"), outage_key);
+			yd_join(ppath, fpath, "params");
+			yd_join(path, ppath, outage_key);
 		}
 		yd_warn(c->d, at ? at : fm, path,
 			"the stream is held up for %s, longer than expect.recovery.within (%s), "
@@ -2108,12 +1995,13 @@ static void lint_fault(struct pctx *c, yaml_node_t *fm, unsigned int i)
 			rc_format_duration_ms(outage, b1, sizeof(b1)),
 			rc_format_duration_ms(x->recovery_within_ms, b2, sizeof(b2)), b1);
 	}
-	if (!strcmp(f->injector, "mr_failure") && !sc->workload.mr_churn_ms) {
+	if (inj && (inj->flags & INJ_BITES_ON_REG) && !sc->workload.mr_churn_ms) {
 		yd_join(path, fpath, "injector");
 		yd_warn(c->d, yd_map_get(c->d, fm, "injector"), path,
-			"mr_failure, but workload.mr_churn is not set: the stream registers "
+			"%s, but workload.mr_churn is not set: the stream registers "
 			"memory only when it connects, so the failure may not bite while it "
-			"runs; set e.g. mr_churn: 2s");
+			"runs; set e.g. mr_churn: 2s",
+			f->injector);
 	}
 }
 
@@ -2136,9 +2024,10 @@ static void lint(struct pctx *c, yaml_node_t *root)
 		lint_fault(c, yd_seq_item(c->d, faults, i), i);
 	for (i = 0; !x->isolation_set && i < sc->nr_faults; i++) {
 		const struct sc_fault *f = &sc->faults[i];
+		const struct injector *inj = injector_find(f->injector);
 
-		if ((strcmp(f->injector, "link_down") && strcmp(f->injector, "port_flap")) ||
-		    !lint_can_fail_over(sc, f) || !lint_on_stream_rail(sc, f))
+		if (!inj || !(inj->flags & INJ_LINK_OUTAGE) || !lint_can_fail_over(sc, f) ||
+		    !lint_on_stream_rail(sc, f))
 			continue;
 		yd_warn(c->d, ex, "expect.isolation",
 			"missing; faults[%u] (%s on %s rail %d) should make the stream fail over "

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "common/units.h"
 #include "injectors/flap_schedule.h"
 
 /* splitmix64 (Steele, Lea, Flood 2014): tiny, seedable with any value, good enough here. */
@@ -44,12 +45,16 @@ int flap_params_check(const struct flap_params *p, char *err, size_t errlen)
 			 FLAP_MAX_PERIOD_MS);
 		return -EINVAL;
 	}
-	if (p->jitter_ms >= shortest) {
+	if (p->jitter_ms && p->jitter_ms >= shortest) {
+		char b1[32], b2[32], b3[32];
+
 		snprintf(
 		    err, errlen,
-		    "port_flap: params.jitter_ms: %llu must be less than min(down_ms, up_ms) = "
-		    "%llu, so no period drops to zero",
-		    (unsigned long long)p->jitter_ms, (unsigned long long)shortest);
+		    "port_flap: params.jitter_ms: %s must be shorter than both down (%s) and up "
+		    "(%s), so no phase can shrink to nothing",
+		    rc_format_duration_ms(p->jitter_ms, b1, sizeof(b1)),
+		    rc_format_duration_ms(p->down_ms, b2, sizeof(b2)),
+		    rc_format_duration_ms(p->up_ms, b3, sizeof(b3)));
 		return -EINVAL;
 	}
 	return 0;

@@ -87,6 +87,28 @@ int inj_params_int(const char *who, const json_t *params, const char *key, bool 
 	return 0;
 }
 
+int inj_params_typed(const struct injector *inj, const json_t *params, json_int_t *vals, char *err,
+		     size_t errlen)
+{
+	const char *known[16];
+	unsigned int i;
+	int ret;
+
+	if (inj->nr_params >= sizeof(known) / sizeof(known[0]))
+		return -E2BIG;
+	for (i = 0; i < inj->nr_params; i++)
+		known[i] = inj->params[i].wire;
+	known[i] = NULL;
+	ret = inj_params_known(inj->name, params, known, err, errlen);
+	for (i = 0; !ret && i < inj->nr_params; i++) {
+		const struct inj_param *p = &inj->params[i];
+
+		ret = inj_params_int(inj->name, params, p->wire, p->required, (json_int_t)p->min,
+				     (json_int_t)p->max, (json_int_t)p->def, &vals[i], err, errlen);
+	}
+	return ret;
+}
+
 int inj_nl_errno(int nlerr)
 {
 	switch (nlerr < 0 ? -nlerr : nlerr) {

@@ -31,6 +31,15 @@ int inj_params_int(const char *who, const json_t *params, const char *key, bool 
 		   size_t errlen);
 
 /*
+ * Checks params against inj's typed table (inj->params) as the agent receives
+ * them: no key outside it, each an integer in min..max, the required ones
+ * present; vals[i] = params[i]'s value or default. -EINVAL with the sentence
+ * of inj_params_known / inj_params_int otherwise.
+ */
+int inj_params_typed(const struct injector *inj, const json_t *params, json_int_t *vals, char *err,
+		     size_t errlen);
+
+/*
  * libnl's NLE_* code (either sign) as a -errno, one table for every injector and observer:
  * NLE_NODEV and NLE_OBJ_NOTFOUND are -ENODEV (what libnl reports when the object asked for is
  * not there; a caller that knows better, e.g. tc's "no such filter kind", says so in its

@@ -16,6 +16,10 @@
  *   restore(f, snapshot)      in a later process: rebuild the state, then revert, verify
  * Every step returns 0 or -errno and, on error, writes a sentence naming the
  * object and the cause into f->err.
+ *
+ * The coordinator knows an injector only through this struct: its name, its
+ * flags, its typed parameters and validate() check a drill before any agent is
+ * asked, so adding an injector touches nothing in coordinator/.
  */
 #ifndef RC_INJECTOR_H
 #define RC_INJECTOR_H
@@ -77,12 +81,70 @@ struct inj_fault {
 	json_t *actions;
 };
 
+/* What the coordinator must know of an injector before any agent is asked (injector.flags). */
+enum {
+	INJ_NEEDS_DURATION = 1u << 0, /* without a duration the fault would never end */
+	INJ_LINK_OUTAGE = 1u << 1,    /* takes the target's link down: a stream should fail over */
+	INJ_SEEDED = 1u << 2, /* takes an integer `seed`, from the drill's seed if not given */
+	INJ_BITES_ON_REG =
+	    1u << 3, /* acts when the workload registers memory (workload.mr_churn) */
+	INJ_TYPED_PARAMS = 1u << 4, /* its parameters are exactly its typed table (none if empty) */
+};
+
+/*
+ * A typed parameter of an injector whose parameters are numbers and
+ * durations. A scenario writes `key` (a duration as "2s"); the agent receives
+ * `wire` (a duration as integer milliseconds) and checks it from the same
+ * entry (inj_params_typed), so the coordinator and the agent cannot disagree.
+ */
+enum inj_ptype { INJ_PT_INT, INJ_PT_DURATION };
+
+struct inj_param {
+	const char *key;
+	const char *wire;
+	enum inj_ptype type;
+	uint64_t min, max;
+	bool required;
+	bool send_default; /* the coordinator sends def when the scenario leaves the key out */
+	uint64_t def;	   /* the value when absent */
+	const char *help;  /* what it is, for a "missing" sentence */
+};
+
 struct injector {
 	const char *name;
 	const char *summary;
+	unsigned int flags; /* INJ_* */
 	/* Documented parameters: "name=type default: meaning", NULL-terminated, for --help. */
 	const char *const *param_help;
+	/*
+	 * Typed parameters, with INJ_TYPED_PARAMS. Without that flag a scenario's
+	 * params go to the agent as written (scalars typed by their YAML form,
+	 * lists as arrays) and only validate() checks them.
+	 */
+	const struct inj_param *params;
+	unsigned int nr_params;
+	/*
+	 * Pure. A refusal is -EINVAL with a sentence that starts "NAME: params.KEY: "
+	 * (KEY the wire key at fault, as in the params) or "NAME: params: " for the
+	 * whole object: injector_refusal() reads the key back from it, so that the
+	 * coordinator puts the error on the scenario's line.
+	 */
 	int (*validate)(const json_t *params, char *err, size_t errlen);
+	/*
+	 * Optional, for a fault whose parameters fix how long it must last (a
+	 * flap schedule): the shortest duration, which is also the default when
+	 * the scenario gives none, and a phrase saying why ("the flaps it must
+	 * hold (3 x (down 1s + up 1s) = 6s)"). Called on validated params.
+	 */
+	uint64_t (*min_duration_ms)(const json_t *params, char *why, size_t len);
+	/*
+	 * Optional: how long the fault keeps a workload on its target from
+	 * throughput when it cannot fail over, if not its whole duration (a flap:
+	 * one down; 0: not known, as for a QP error, which lasts until the
+	 * reconnect, not the revert), and in *key the scenario's parameter that
+	 * sets it (NULL: the duration). Called on validated params.
+	 */
+	uint64_t (*outage_ms)(const json_t *params, uint64_t duration_ms, const char **key);
 	int (*prepare)(struct inj_fault *f);
 	int (*inject)(struct inj_fault *f);
 	int (*tick)(struct inj_fault *f, uint64_t now_ns);
@@ -111,5 +173,19 @@ struct injector {
 /* NULL-terminated list in injectors.def order. */
 extern const struct injector *const injectors[];
 const struct injector *injector_find(const char *name);
+
+/* "link_down, port_flap, ... or qp_error": every injector, for "use ..." sentences. */
+const char *injector_names(void);
+
+/*
+ * The parameter a refusal of inj->validate() names (see validate above): its
+ * wire key into key ("" for the whole object or a sentence of another form)
+ * and, in *body, the sentence without its "NAME: params.KEY: " front.
+ */
+void injector_refusal(const struct injector *inj, const char *msg, char *key, size_t keylen,
+		      const char **body);
+
+/* The typed parameter whose wire key is wire, or NULL. */
+const struct inj_param *injector_param_by_wire(const struct injector *inj, const char *wire);
 
 #endif

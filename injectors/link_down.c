@@ -15,8 +15,6 @@ struct link_down_priv {
 	bool prior_up;
 };
 
-static const char *const link_down_params[] = {NULL};
-
 static const char *const link_down_help[] = {
     "(none): the target netdev goes down until reverted",
     NULL,
@@ -24,7 +22,7 @@ static const char *const link_down_help[] = {
 
 static int link_down_validate(const json_t *params, char *err, size_t errlen)
 {
-	return inj_params_known("link_down", params, link_down_params, err, errlen);
+	return inj_params_typed(&inj_link_down, params, NULL, err, errlen);
 }
 
 static int link_down_prepare(struct inj_fault *f)
@@ -106,6 +104,7 @@ static void link_down_cleanup(struct inj_fault *f)
 const struct injector inj_link_down = {
     .name = "link_down",
     .summary = "take a netdev administratively down until reverted",
+    .flags = INJ_NEEDS_DURATION | INJ_LINK_OUTAGE | INJ_TYPED_PARAMS,
     .param_help = link_down_help,
     .validate = link_down_validate,
     .prepare = link_down_prepare,

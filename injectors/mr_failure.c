@@ -1089,6 +1089,7 @@ const struct injector inj_mr_failure = {
     .name = "mr_failure",
     .summary = "make a workload's memory registrations fail (rdma cgroup, RLIMIT_MEMLOCK or "
 	       "its verbs shim)",
+    .flags = INJ_NEEDS_DURATION | INJ_BITES_ON_REG,
     .param_help = mr_help,
     .validate = mr_validate,
     .prepare = mr_prepare,

@@ -484,6 +484,7 @@ const struct injector inj_pfc_storm = {
     .name = "pfc_storm",
     .summary = "send IEEE 802.1Qbb PFC (or 802.3x PAUSE) frames out of a netdev at a rate, for the "
 	       "fault's duration",
+    .flags = INJ_NEEDS_DURATION,
     .param_help = pfc_storm_help,
     .validate = pfc_storm_validate,
     .prepare = pfc_storm_prepare,

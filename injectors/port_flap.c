@@ -8,6 +8,8 @@
  * also in an agent that restarted after dying mid-schedule (restore()).
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/units.h"
@@ -24,8 +26,19 @@ struct port_flap_priv {
 	uint64_t start_ns; /* when transition 0 was made */
 };
 
-static const char *const port_flap_params[] = {"count",	    "down_ms", "up_ms",
-					       "jitter_ms", "seed",    NULL};
+enum { FLAP_COUNT, FLAP_DOWN, FLAP_UP, FLAP_JITTER, FLAP_SEED, FLAP_NR_PARAMS };
+
+static const struct inj_param port_flap_params[FLAP_NR_PARAMS] = {
+    [FLAP_COUNT] = {"count", "count", INJ_PT_INT, 1, FLAP_MAX_COUNT, true, false, 0,
+		    "how many down/up cycles, 1..1000"},
+    [FLAP_DOWN] = {"down", "down_ms", INJ_PT_DURATION, 1, FLAP_MAX_PERIOD_MS, true, false, 0,
+		   "how long each down lasts"},
+    [FLAP_UP] = {"up", "up_ms", INJ_PT_DURATION, 1, FLAP_MAX_PERIOD_MS, true, false, 0,
+		 "how long each up lasts"},
+    [FLAP_JITTER] = {"jitter", "jitter_ms", INJ_PT_DURATION, 0, FLAP_MAX_PERIOD_MS, false, true, 0,
+		     NULL},
+    [FLAP_SEED] = {"seed", "seed", INJ_PT_INT, 0, INT64_MAX, false, false, 1, NULL},
+};
 
 static const char *const port_flap_help[] = {
     "count=int (required, 1..1000): down/up cycles",
@@ -38,33 +51,18 @@ static const char *const port_flap_help[] = {
 
 static int port_flap_parse(const json_t *params, struct flap_params *p, char *err, size_t errlen)
 {
-	json_int_t count, down, up, jitter, seed;
+	json_int_t v[FLAP_NR_PARAMS];
 	int ret;
 
-	ret = inj_params_known("port_flap", params, port_flap_params, err, errlen);
-	if (!ret)
-		ret = inj_params_int("port_flap", params, "count", true, 1, FLAP_MAX_COUNT, 0,
-				     &count, err, errlen);
-	if (!ret)
-		ret = inj_params_int("port_flap", params, "down_ms", true, 1, FLAP_MAX_PERIOD_MS, 0,
-				     &down, err, errlen);
-	if (!ret)
-		ret = inj_params_int("port_flap", params, "up_ms", true, 1, FLAP_MAX_PERIOD_MS, 0,
-				     &up, err, errlen);
-	if (!ret)
-		ret = inj_params_int("port_flap", params, "jitter_ms", false, 0, FLAP_MAX_PERIOD_MS,
-				     0, &jitter, err, errlen);
-	if (!ret)
-		ret = inj_params_int("port_flap", params, "seed", false, 0, INT64_MAX, 1, &seed,
-				     err, errlen);
+	ret = inj_params_typed(&inj_port_flap, params, v, err, errlen);
 	if (ret)
 		return ret;
 	*p = (struct flap_params){
-	    .count = (unsigned int)count,
-	    .down_ms = (uint64_t)down,
-	    .up_ms = (uint64_t)up,
-	    .jitter_ms = (uint64_t)jitter,
-	    .seed = (uint64_t)seed,
+	    .count = (unsigned int)v[FLAP_COUNT],
+	    .down_ms = (uint64_t)v[FLAP_DOWN],
+	    .up_ms = (uint64_t)v[FLAP_UP],
+	    .jitter_ms = (uint64_t)v[FLAP_JITTER],
+	    .seed = (uint64_t)v[FLAP_SEED],
 	};
 	return flap_params_check(p, err, errlen);
 }
@@ -74,6 +72,39 @@ static int port_flap_validate(const json_t *params, char *err, size_t errlen)
 	struct flap_params p;
 
 	return port_flap_parse(params, &p, err, errlen);
+}
+
+/*
+ * Each of the 2 x count periods moves by up to +-jitter, so the last up comes
+ * at the latest at count x down + (count - 1) x up + (2 x count - 1) x jitter.
+ * The fault lasts count x (down + up), or until that last up plus its drift
+ * when the drift is longer than one up period.
+ */
+static uint64_t port_flap_min_duration_ms(const json_t *params, char *why, size_t len)
+{
+	struct flap_params p;
+	char err[INJ_ERR_LEN], b1[32], b2[32], b3[32];
+	uint64_t drift, need;
+
+	if (port_flap_parse(params, &p, err, sizeof(err))) {
+		snprintf(why, len, "%s", err);
+		return 0;
+	}
+	drift = (2 * (uint64_t)p.count - 1) * p.jitter_ms;
+	need = p.count * p.down_ms + (p.count - 1) * p.up_ms + (drift > p.up_ms ? drift : p.up_ms);
+	snprintf(why, len, "the flaps it must hold (%u x (down %s + up %s)%s = %s)", p.count,
+		 rc_format_duration_ms(p.down_ms, b1, sizeof(b1)),
+		 rc_format_duration_ms(p.up_ms, b2, sizeof(b2)),
+		 drift > p.up_ms ? ", plus jitter drift" : "",
+		 rc_format_duration_ms(need, b3, sizeof(b3)));
+	return need;
+}
+
+/* A flap holds a workload up for one down: the first up ends the impact. */
+static uint64_t port_flap_outage_ms(const json_t *params, uint64_t duration_ms, const char **key)
+{
+	*key = port_flap_params[FLAP_DOWN].key;
+	return (uint64_t)json_integer_value(json_object_get(params, "down_ms"));
 }
 
 static void port_flap_cleanup(struct inj_fault *f)
@@ -247,8 +278,13 @@ static int port_flap_restore(struct inj_fault *f, const json_t *snapshot)
 const struct injector inj_port_flap = {
     .name = "port_flap",
     .summary = "take a netdev down and up COUNT times on a seeded, jittered schedule",
+    .flags = INJ_LINK_OUTAGE | INJ_SEEDED | INJ_TYPED_PARAMS,
     .param_help = port_flap_help,
+    .params = port_flap_params,
+    .nr_params = FLAP_NR_PARAMS,
     .validate = port_flap_validate,
+    .min_duration_ms = port_flap_min_duration_ms,
+    .outage_ms = port_flap_outage_ms,
     .prepare = port_flap_prepare,
     .inject = port_flap_inject,
     .tick = port_flap_tick,

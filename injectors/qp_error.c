@@ -1161,12 +1161,20 @@ static int qpe_restore(struct inj_fault *f, const json_t *snap)
 	return 0;
 }
 
+/* A QP stays in error after the revert: the reconnect ends the impact, not the revert. */
+static uint64_t qpe_outage_ms(const json_t *params, uint64_t duration_ms, const char **key)
+{
+	*key = NULL;
+	return 0;
+}
+
 const struct injector inj_qp_error = {
     .name = "qp_error",
     .summary = "move RC QPs to error: through the workload's verbs shim, or by dropping RoCE on "
 	       "a netdev (Soft-RoCE)",
     .param_help = qpe_help,
     .validate = qpe_validate,
+    .outage_ms = qpe_outage_ms,
     .prepare = qpe_prepare,
     .inject = qpe_inject,
     .tick = qpe_tick,

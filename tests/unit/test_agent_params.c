@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* validate() of link_down and port_flap: what they accept and the sentence for what they refuse. */
+/*
+ * validate() of link_down and port_flap: what they accept and the sentence for what they refuse;
+ * and what the coordinator reads from the registry of every injector: names, the key a refusal
+ * names, the typed tables.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +37,90 @@ static void test_registry(void **state)
 	assert_ptr_equal(injector_find("link_down"), &inj_link_down);
 	assert_ptr_equal(injector_find("port_flap"), &inj_port_flap);
 	assert_null(injector_find("nope"));
+}
+
+/* The coordinator's sentences list the injectors from the registry, in injectors.def order. */
+static void test_registry_names(void **state)
+{
+	assert_string_equal(injector_names(),
+			    "link_down, port_flap, pfc_storm, mr_failure or qp_error");
+}
+
+/*
+ * Every injector's refusal names the key at fault in the form the coordinator reads back
+ * (injector_refusal), so that a drill's error lands on the YAML line of that key.
+ */
+static void test_refusals_name_their_key(void **state)
+{
+	const struct injector *const *i;
+	char err[INJ_ERR_LEN], key[64];
+	const char *body;
+
+	for (i = injectors; *i; i++) {
+		const struct injector *inj = *i;
+		unsigned int p;
+
+		assert_int_equal(check(inj, "7", err, sizeof(err)), -EINVAL);
+		injector_refusal(inj, err, key, sizeof(key), &body);
+		assert_string_equal(key, "");
+		assert_ptr_not_equal(body, err); /* "NAME: params: " dropped */
+
+		assert_int_equal(check(inj, "{\"no_such_key\": 1}", err, sizeof(err)), -EINVAL);
+		injector_refusal(inj, err, key, sizeof(key), &body);
+		if (strcmp(key, "no_such_key"))
+			fail_msg("%s: refusal of an unknown key names \"%s\": %s", inj->name, key,
+				 err);
+		assert_non_null(strstr(body, "unknown parameter"));
+
+		/* a typed table: each required key, left out, is the key refused */
+		for (p = 0; p < inj->nr_params; p++) {
+			const struct inj_param *ip = &inj->params[p];
+			char text[256] = "{";
+			unsigned int q;
+
+			assert_ptr_equal(injector_param_by_wire(inj, ip->wire), ip);
+			if (!ip->required)
+				continue;
+			for (q = 0; q < inj->nr_params; q++)
+				if (q != p && inj->params[q].required)
+					snprintf(text + strlen(text), sizeof(text) - strlen(text),
+						 "%s\"%s\": %llu", strlen(text) > 1 ? ", " : "",
+						 inj->params[q].wire,
+						 (unsigned long long)inj->params[q].max);
+			strcat(text, "}");
+			assert_int_equal(check(inj, text, err, sizeof(err)), -EINVAL);
+			injector_refusal(inj, err, key, sizeof(key), &body);
+			assert_string_equal(key, ip->wire);
+			assert_string_equal(body, strstr(err, "missing"));
+		}
+	}
+}
+
+/* injector_refusal reads the exact front only; anything else stays whole. */
+static void test_refusal_forms(void **state)
+{
+	static const struct {
+		const char *msg, *key, *body;
+	} table[] = {
+	    {"port_flap: params.jitter_ms: 2s must be shorter", "jitter_ms", "2s must be shorter"},
+	    {"port_flap: params: must be a JSON object", "", "must be a JSON object"},
+	    {"port_flap: params.priorities[2]: twice", "priorities",
+	     "port_flap: params.priorities[2]: twice"},
+	    {"port_flap: params.count and params.seed: one", "count",
+	     "port_flap: params.count and params.seed: one"},
+	    {"port_flap: eth0: no such netdev", "", "port_flap: eth0: no such netdev"},
+	    {"link_down: params.x: wrong injector", "", "link_down: params.x: wrong injector"},
+	    {"port_flap: params.: empty", "", "port_flap: params.: empty"},
+	};
+	char key[64];
+	const char *body;
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		injector_refusal(&inj_port_flap, table[i].msg, key, sizeof(key), &body);
+		assert_string_equal(key, table[i].key);
+		assert_string_equal(body, table[i].body);
+	}
 }
 
 static void test_link_down_params(void **state)
@@ -78,7 +166,8 @@ static void test_port_flap_refuses(void **state)
 	    {"{\"count\": 2, \"down_ms\": 300}", "params.up_ms: missing"},
 	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": -1}", "params.up_ms"},
 	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 100, \"jitter_ms\": 100}",
-	     "params.jitter_ms: 100 must be less than min(down_ms, up_ms) = 100"},
+	     "params.jitter_ms: 100ms must be shorter than both down (300ms) and up (100ms), so "
+	     "no phase can shrink to nothing"},
 	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300, \"jitter_ms\": -5}",
 	     "params.jitter_ms"},
 	    {"{\"count\": 2, \"down_ms\": 300, \"up_ms\": 300, \"seed\": \"x\"}", "params.seed"},
@@ -129,8 +218,13 @@ static void test_nl_errno(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_registry),	      cmocka_unit_test(test_link_down_params),
-	    cmocka_unit_test(test_port_flap_accepts), cmocka_unit_test(test_port_flap_refuses),
+	    cmocka_unit_test(test_registry),
+	    cmocka_unit_test(test_registry_names),
+	    cmocka_unit_test(test_refusals_name_their_key),
+	    cmocka_unit_test(test_refusal_forms),
+	    cmocka_unit_test(test_link_down_params),
+	    cmocka_unit_test(test_port_flap_accepts),
+	    cmocka_unit_test(test_port_flap_refuses),
 	    cmocka_unit_test(test_nl_errno),
 	};
 

@@ -582,7 +582,7 @@ static void test_unknown_injector(void **state)
 	expect_err(
 	    "injector: link_down", "injector: link_dwn",
 	    "t.yaml:12:15: faults[0].injector: \"link_dwn\" is not an injector; use link_down, "
-	    "port_flap, qp_error, pfc_storm or mr_failure");
+	    "port_flap, pfc_storm, mr_failure or qp_error");
 	expect_err("    duration: 10s\n", "",
 		   "t.yaml:10:5: faults[0].duration: missing; link_down needs to know when to undo "
 		   "the fault, e.g. duration: 10s");
