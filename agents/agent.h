@@ -9,6 +9,7 @@
  *   agent_loop.c       the io_uring loop: polls and timers
  *   agent_opts.c       command line
  *   agent_server.c     listening socket, coordinator connections, event fan-out
+ *   agent_sink.c       agent_emit / agent_notice through the agent's sink
  *   agent_req.c        request checking and dispatch (docs/PROTOCOL.md)
  *   agent_faults.c     inject / revert / revert_all / drop / faults / renew, fault timers,
  *                      leases, replay of the journal at start-up
@@ -113,6 +114,38 @@ struct agent_client {
 	int refs;    /* open + each poll not yet idle + each deferred response */
 };
 
+/*
+ * What the modules under the server send up to it, through function pointers
+ * as injectors report through struct inj_env, so that none of them calls into
+ * the server: events of observers, faults and workloads (agent_emit*), and the
+ * answers of deferred requests (agent_req.c). agent_init() installs the
+ * server's (agent_server_*); a test may install its own.
+ */
+struct agent_sink {
+	/* Takes fields (may be NULL) as a `kind` event stamped ts_ns. */
+	void (*emit)(void *arg, const char *kind, uint64_t ts_ns, json_t *fields);
+	void *arg;
+	/* Keeps cl (not NULL) for a deferred answer, until answer(). */
+	void (*hold)(struct agent_client *cl);
+	/* Sends resp (stolen; NULL: none) to cl unless it has closed, and lets cl go. */
+	void (*answer)(struct agent_client *cl, json_t *resp);
+};
+
+/*
+ * How a handler that deferred its answer (AGENT_DEFERRED) gives it later: it
+ * copies *later and calls later->fn exactly once, with what it acted on (args,
+ * e.g. {"wl_id": ...}, for the audit line) and its result, both stolen; with
+ * result NULL when it will never answer (the request's connection is let go).
+ * The rest is the dispatcher's, opaque to the handler.
+ */
+struct agent_later {
+	void (*fn)(const struct agent_later *l, json_t *args, json_t *result);
+	struct agent *a;
+	struct agent_client *cl; /* NULL: nobody waits (tests) */
+	json_int_t id;
+	const char *op;
+};
+
 struct agent_link;
 struct agent_verbs;
 struct rc_tls_ctx;
@@ -148,6 +181,7 @@ struct agent {
 	struct agent_wl_counts *wl_counts; /* workload events counted (agent_workload.c) */
 	uint64_t faults_injected[AGENT_MAX_INJECTORS]; /* per injector, as indexed in injectors[] */
 	struct inj_env inj_env;
+	struct agent_sink sink;
 	struct agent_journal journal;
 	char exe_dir[4096]; /* where rdmachaos-stream is looked for */
 };
@@ -161,30 +195,34 @@ void agent_opts_usage(FILE *f);
 /* Initialises the state that needs no system resources (lists, policy); main and tests. */
 void agent_init(struct agent *a, const struct agent_opts *o);
 
-/* agent_server.c */
-int agent_server_start(struct agent *a);
-void agent_server_stop(struct agent *a);
-/* Emits an event to every subscribed connection; steals fields (may be NULL). */
+/* agent_sink.c */
+/* Emits an event through a->sink; steals fields (may be NULL). */
 void agent_emit(struct agent *a, const char *kind, json_t *fields);
 void agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, json_t *fields);
 /* Logs and emits an `agent` event the operator should see. */
 void agent_notice(struct agent *a, enum rc_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Sends a response (stolen) unless the connection has closed meanwhile. */
-void agent_client_respond(struct agent_client *cl, json_t *resp);
-void agent_client_get(struct agent_client *cl);
-void agent_client_put(struct agent_client *cl);
+
+/* agent_server.c */
+int agent_server_start(struct agent *a);
+void agent_server_stop(struct agent *a);
+/* The sink's emit (arg: the agent): the event to every subscribed connection. */
+void agent_server_emit(void *arg, const char *kind, uint64_t ts_ns, json_t *fields);
+/* The sink's hold and answer: a reference on cl, and the response then its release. */
+void agent_server_hold(struct agent_client *cl);
+void agent_server_answer(struct agent_client *cl, json_t *resp);
 
 /* agent_req.c */
 /*
  * A request handler. Returns 0 with *result set, -errno with a sentence in
- * err, or AGENT_DEFERRED when it keeps (cl, id) and answers later through
- * agent_client_respond(). Arguments have been checked against the op's field
+ * err, or AGENT_DEFERRED when it keeps a copy of *later and answers through
+ * it (struct agent_later). Arguments have been checked against the op's field
  * table already. cl may be NULL (tests).
  */
 #define AGENT_DEFERRED 1
-typedef int (*agent_op_fn)(struct agent *a, struct agent_client *cl, json_int_t id,
-			   const json_t *req, json_t **result, char *err, size_t errlen);
+typedef int (*agent_op_fn)(struct agent *a, struct agent_client *cl,
+			   const struct agent_later *later, const json_t *req, json_t **result,
+			   char *err, size_t errlen);
 /* The response to one message, or NULL when none is due now. */
 json_t *agent_request(struct agent *a, struct agent_client *cl, uint16_t type, const json_t *msg);
 json_t *agent_response_ok(json_int_t id, json_t *result);
@@ -198,18 +236,18 @@ json_t *agent_response_deferred(struct agent *a, struct agent_client *cl, const 
 				json_int_t id, json_t *args, json_t *result);
 
 /* agent_faults.c */
-int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		    json_t **result, char *err, size_t errlen);
-int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		    json_t **result, char *err, size_t errlen);
-int agent_op_drop(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		  json_t **result, char *err, size_t errlen);
-int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-			json_t **result, char *err, size_t errlen);
-int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		    json_t **result, char *err, size_t errlen);
-int agent_op_renew(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		   json_t **result, char *err, size_t errlen);
+int agent_op_inject(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		    const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_revert(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		    const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_drop(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		  const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_revert_all(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+			const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_faults(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		    const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_renew(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		   const json_t *req, json_t **result, char *err, size_t errlen);
 /*
  * Before serving: reverts and verifies the fault of every record left open in
  * the journal by an agent that died; closes the records that verify and keeps
@@ -242,8 +280,8 @@ int agent_target_owned(const struct agent_opts *o, const struct inj_target *t, c
 		       size_t errlen);
 
 /* agent_inventory.c */
-int agent_op_inventory(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		       json_t **result, char *err, size_t errlen);
+int agent_op_inventory(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		       const json_t *req, json_t **result, char *err, size_t errlen);
 /* "44.0" from the libibverbs1 package record, or "unknown". */
 void agent_rdma_core_version(const char *dpkg_status, char *buf, size_t len);
 
@@ -266,10 +304,12 @@ int agent_counters_set_interval(struct agent *a, uint64_t interval_ms);
 void agent_counters_stop(struct agent *a);
 
 /* agent_workload.c */
-int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t id,
-			    const json_t *req, json_t **result, char *err, size_t errlen);
-int agent_op_workload_stop(struct agent *a, struct agent_client *cl, json_int_t id,
-			   const json_t *req, json_t **result, char *err, size_t errlen);
+int agent_op_workload_start(struct agent *a, struct agent_client *cl,
+			    const struct agent_later *later, const json_t *req, json_t **result,
+			    char *err, size_t errlen);
+int agent_op_workload_stop(struct agent *a, struct agent_client *cl,
+			   const struct agent_later *later, const json_t *req, json_t **result,
+			   char *err, size_t errlen);
 /* SIGINT to every workload, up to grace_ms to exit, SIGKILL after; reaps all. */
 void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms);
 /* Connection `serial` closed: stop the workloads it started with stop_on_close. */

@@ -506,8 +506,8 @@ static struct agent_fault *agent_fault_alloc(struct agent *a, const struct injec
 	return af;
 }
 
-int agent_op_inject(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		    json_t **result, char *err, size_t errlen)
+int agent_op_inject(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		    const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	const json_t *params = json_object_get(req, "params");
 	const json_t *dur = json_object_get(req, "duration_ms");
@@ -611,8 +611,8 @@ err_free:
 	return ret;
 }
 
-int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		    json_t **result, char *err, size_t errlen)
+int agent_op_revert(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		    const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	const char *fault_id = json_string_value(json_object_get(req, "fault_id"));
 	struct agent_fault *af = agent_fault_find(a, fault_id);
@@ -650,8 +650,8 @@ int agent_op_revert(struct agent *a, struct agent_client *cl, json_int_t id, con
 	return *result ? 0 : -ENOMEM;
 }
 
-int agent_op_drop(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		  json_t **result, char *err, size_t errlen)
+int agent_op_drop(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		  const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	const char *fault_id = json_string_value(json_object_get(req, "fault_id"));
 	struct agent_fault *af = agent_fault_find(a, fault_id);
@@ -700,8 +700,8 @@ static bool agent_faults_revert_every(struct agent *a, const char *action, json_
 	return all;
 }
 
-int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-			json_t **result, char *err, size_t errlen)
+int agent_op_revert_all(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+			const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	json_t *reverted = json_array(), *actions = json_array(), *errors = json_array();
 	bool all;
@@ -718,8 +718,8 @@ int agent_op_revert_all(struct agent *a, struct agent_client *cl, json_int_t id,
 	return *result ? 0 : -ENOMEM;
 }
 
-int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		    json_t **result, char *err, size_t errlen)
+int agent_op_faults(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		    const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	json_t *active = json_array();
 	struct agent_list *pos, *tmp;
@@ -757,8 +757,8 @@ int agent_op_faults(struct agent *a, struct agent_client *cl, json_int_t id, con
 	return *result ? 0 : -ENOMEM;
 }
 
-int agent_op_renew(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		   json_t **result, char *err, size_t errlen)
+int agent_op_renew(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		   const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	json_t *renewed = json_array(), *unknown = json_array(), *v;
 	uint64_t now = rc_now_ns(), first = 0;

@@ -18,6 +18,7 @@ void agent_init(struct agent *a, const struct agent_opts *o)
 	a->sig_fd = -1;
 	agent_audit_init(&a->audit);
 	agent_journal_init(&a->journal);
+	a->sink = (struct agent_sink){agent_server_emit, a, agent_server_hold, agent_server_answer};
 	for (i = 0; i < o->nr_allow; i++)
 		strcpy(a->policy.allow[i], o->allow[i]);
 	a->policy.nr_allow = o->nr_allow;

@@ -285,8 +285,8 @@ out:
 	return ret;
 }
 
-int agent_op_inventory(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-		       json_t **result, char *err, size_t errlen)
+int agent_op_inventory(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		       const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	char rdma_core[64];
 	struct utsname u;

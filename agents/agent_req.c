@@ -30,7 +30,7 @@ struct agent_op {
 	const struct agent_field *fields; /* terminated by a NULL name */
 };
 
-static int agent_op_hello(struct agent *a, struct agent_client *cl, json_int_t id,
+static int agent_op_hello(struct agent *a, struct agent_client *cl, const struct agent_later *later,
 			  const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	json_int_t proto = json_integer_value(json_object_get(req, "proto"));
@@ -47,15 +47,16 @@ static int agent_op_hello(struct agent *a, struct agent_client *cl, json_int_t i
 	return *result ? 0 : -ENOMEM;
 }
 
-static int agent_op_time(struct agent *a, struct agent_client *cl, json_int_t id, const json_t *req,
-			 json_t **result, char *err, size_t errlen)
+static int agent_op_time(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+			 const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	*result = json_pack("{s:I}", "t_ns", (json_int_t)rc_now_ns());
 	return *result ? 0 : -ENOMEM;
 }
 
-static int agent_op_subscribe(struct agent *a, struct agent_client *cl, json_int_t id,
-			      const json_t *req, json_t **result, char *err, size_t errlen)
+static int agent_op_subscribe(struct agent *a, struct agent_client *cl,
+			      const struct agent_later *later, const json_t *req, json_t **result,
+			      char *err, size_t errlen)
 {
 	const json_t *iv = json_object_get(req, "counters_interval_ms");
 	json_int_t ms = iv ? json_integer_value(iv) : 1000;
@@ -332,12 +333,40 @@ static void agent_audit_answer(struct agent *a, struct agent_client *cl, const j
 	agent_audit_write(&a->audit, &rec);
 }
 
+json_t *agent_response_deferred(struct agent *a, struct agent_client *cl, const char *op,
+				json_int_t id, json_t *args, json_t *result)
+{
+	json_t *req = args ? args : json_object();
+
+	json_object_set_new(req, "id", json_integer(id));
+	json_object_set_new(req, "op", json_string(op));
+	agent_audit_answer(a, cl, req, result, 0, NULL);
+	json_decref(req);
+	return agent_response_ok(id, result);
+}
+
+/* agent_later.fn: the deferred answer, or with result NULL none; then the connection is let go. */
+static void agent_req_later(const struct agent_later *l, json_t *args, json_t *result)
+{
+	json_t *resp = NULL;
+
+	if (result)
+		resp = agent_response_deferred(l->a, l->cl, l->op, l->id, args, result);
+	else
+		json_decref(args);
+	if (l->cl)
+		l->a->sink.answer(l->cl, resp);
+	else
+		json_decref(resp);
+}
+
 /* Checks msg and runs its op: 0 with *result, AGENT_DEFERRED, or -errno with a sentence in err. */
 static int agent_dispatch(struct agent *a, struct agent_client *cl, uint16_t type,
 			  const json_t *msg, json_t **result, char *err, size_t errlen)
 {
 	const json_t *id = json_object_get(msg, "id");
 	const char *opname = json_string_value(json_object_get(msg, "op"));
+	struct agent_later later;
 	const struct agent_op *op;
 	int ret;
 
@@ -371,7 +400,10 @@ static int agent_dispatch(struct agent *a, struct agent_client *cl, uint16_t typ
 	ret = agent_req_check(op, msg, err, errlen);
 	if (ret)
 		return ret;
-	ret = op->fn(a, cl, json_integer_value(id), msg, result, err, errlen);
+	later = (struct agent_later){agent_req_later, a, cl, json_integer_value(id), op->name};
+	ret = op->fn(a, cl, &later, msg, result, err, errlen);
+	if (ret == AGENT_DEFERRED && cl)
+		a->sink.hold(cl); /* until later.fn lets go */
 	if (ret >= 0)
 		return ret;
 	json_decref(*result);
@@ -398,16 +430,4 @@ json_t *agent_request(struct agent *a, struct agent_client *cl, uint16_t type, c
 	if (ret < 0)
 		return agent_response_error(id, ret, err);
 	return agent_response_ok(json_integer_value(id), result);
-}
-
-json_t *agent_response_deferred(struct agent *a, struct agent_client *cl, const char *op,
-				json_int_t id, json_t *args, json_t *result)
-{
-	json_t *req = args ? args : json_object();
-
-	json_object_set_new(req, "id", json_integer(id));
-	json_object_set_new(req, "op", json_string(op));
-	agent_audit_answer(a, cl, req, result, 0, NULL);
-	json_decref(req);
-	return agent_response_ok(id, result);
 }

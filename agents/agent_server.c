@@ -57,12 +57,12 @@ static int agent_socket_ifname(int fd, char *ifname, size_t len)
 	return ret;
 }
 
-void agent_client_get(struct agent_client *cl)
+static void agent_client_get(struct agent_client *cl)
 {
 	cl->refs++;
 }
 
-void agent_client_put(struct agent_client *cl)
+static void agent_client_put(struct agent_client *cl)
 {
 	if (--cl->refs > 0)
 		return;
@@ -106,11 +106,23 @@ static int agent_client_send(struct agent_client *cl, uint16_t type, json_t *msg
 	return 0;
 }
 
-void agent_client_respond(struct agent_client *cl, json_t *resp)
+/* Sends a response (stolen) unless the connection has closed meanwhile. */
+static void agent_client_respond(struct agent_client *cl, json_t *resp)
 {
 	if (cl && resp)
 		agent_client_send(cl, RC_MSG_RESPONSE, resp);
 	json_decref(resp);
+}
+
+void agent_server_hold(struct agent_client *cl)
+{
+	agent_client_get(cl);
+}
+
+void agent_server_answer(struct agent_client *cl, json_t *resp)
+{
+	agent_client_respond(cl, resp);
+	agent_client_put(cl);
 }
 
 static int agent_client_frame(struct rc_conn *c, uint16_t type, json_t *msg, void *arg)
@@ -476,8 +488,9 @@ void agent_server_stop(struct agent *a)
 	a->tls = NULL;
 }
 
-void agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, json_t *fields)
+void agent_server_emit(void *arg, const char *kind, uint64_t ts_ns, json_t *fields)
 {
+	struct agent *a = arg;
 	json_t *ev = json_object();
 	struct agent_list *pos, *tmp;
 
@@ -505,22 +518,4 @@ void agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, json_t *fi
 			agent_client_send(cl, RC_MSG_EVENT, ev);
 	}
 	json_decref(ev);
-}
-
-void agent_emit(struct agent *a, const char *kind, json_t *fields)
-{
-	agent_emit_at(a, kind, rc_now_ns(), fields);
-}
-
-void agent_notice(struct agent *a, enum rc_log_level level, const char *fmt, ...)
-{
-	static const char *const names[] = {"error", "warning", "info", "debug"};
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rc_log(level, "%s", msg);
-	agent_emit(a, "agent", json_pack("{s:s, s:s}", "message", msg, "level", names[level]));
 }

@@ -72,8 +72,7 @@ struct agent_wl {
 	int status;
 	bool killed;
 	struct agent_timer kill_timer;
-	struct agent_client *stop_cl; /* a workload_stop waiting for the exit */
-	json_int_t stop_id;
+	struct agent_later stop; /* a workload_stop waiting for the exit, while stop.fn is set */
 	bool stopping;
 	uint64_t owner;	     /* the connection whose close stops it (stop_on_close), or 0 */
 	int refs;	     /* listed + each poll not yet idle */
@@ -131,9 +130,9 @@ static void agent_wl_remove(struct agent_wl *w)
 	agent_list_del(&w->node);
 	agent_poll_stop(&w->out_poll);
 	agent_poll_stop(&w->pid_poll);
-	if (w->stop_cl) {
-		agent_client_put(w->stop_cl);
-		w->stop_cl = NULL;
+	if (w->stop.fn) {
+		w->stop.fn(&w->stop, NULL, NULL); /* the exit was never seen: nobody is answered */
+		w->stop.fn = NULL;
 	}
 	agent_wl_put(w);
 }
@@ -358,10 +357,10 @@ static void agent_wl_exited(struct agent_wl *w, int status)
 		w->killed ? " (killed)" : "");
 	agent_emit(w->a, "workload", ev);
 	if (w->stopping) {
-		agent_client_respond(w->stop_cl,
-				     agent_response_deferred(
-					 w->a, w->stop_cl, "workload_stop", w->stop_id,
-					 json_pack("{s:s}", "wl_id", w->id), agent_wl_result(w)));
+		struct agent_later stop = w->stop;
+
+		w->stop.fn = NULL;
+		stop.fn(&stop, json_pack("{s:s}", "wl_id", w->id), agent_wl_result(w));
 		agent_wl_remove(w);
 	}
 }
@@ -743,8 +742,9 @@ static json_t *agent_wl_started(const struct agent_wl *w)
 	return r;
 }
 
-int agent_op_workload_start(struct agent *a, struct agent_client *cl, json_int_t id,
-			    const json_t *req, json_t **result, char *err, size_t errlen)
+int agent_op_workload_start(struct agent *a, struct agent_client *cl,
+			    const struct agent_later *later, const json_t *req, json_t **result,
+			    char *err, size_t errlen)
 {
 	const char *wl_id = json_string_value(json_object_get(req, "wl_id"));
 	const char *role = json_string_value(json_object_get(req, "role"));
@@ -836,8 +836,9 @@ int agent_workload_info(struct agent *a, const char *wl_id, struct agent_wl_info
 	return 0;
 }
 
-int agent_op_workload_stop(struct agent *a, struct agent_client *cl, json_int_t id,
-			   const json_t *req, json_t **result, char *err, size_t errlen)
+int agent_op_workload_stop(struct agent *a, struct agent_client *cl,
+			   const struct agent_later *later, const json_t *req, json_t **result,
+			   char *err, size_t errlen)
 {
 	const char *wl_id = json_string_value(json_object_get(req, "wl_id"));
 	const json_t *to = json_object_get(req, "timeout_ms");
@@ -858,10 +859,7 @@ int agent_op_workload_stop(struct agent *a, struct agent_client *cl, json_int_t 
 		return -EALREADY;
 	}
 	w->stopping = true;
-	w->stop_id = id;
-	w->stop_cl = cl;
-	if (cl)
-		agent_client_get(cl);
+	w->stop = *later;
 	kill(w->pid, SIGINT);
 	agent_timer_set(&a->loop, &w->kill_timer, rc_now_ns() + timeout_ms * RC_NSEC_PER_MSEC);
 	rc_info("workload %s: SIGINT to pid %d, SIGKILL in %llu ms", w->id, (int)w->pid,
