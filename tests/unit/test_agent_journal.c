@@ -5,8 +5,8 @@
  * wrapped and logged); unusable records set aside; the agent's replay at
  * start-up, its failure, leases that expire and renew. The kernel is faked
  * as in test_agent_link_injectors.c (a one-netdev rtnetlink model, on "lo"'s
- * ifindex so the agent's name lookups succeed); events are caught by
- * wrapping agent_emit and agent_emit_at.
+ * ifindex so the agent's name lookups succeed); events are caught by the
+ * agent's sink.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -79,10 +79,8 @@ int __wrap_unlinkat(int dirfd, const char *path, int flags)
 static char events[32][160];
 static int nr_events;
 
-void __wrap_agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, json_t *fields);
-void __wrap_agent_emit(struct agent *a, const char *kind, json_t *fields);
-
-void __wrap_agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, json_t *fields)
+/* The agent's sink (struct agent_sink): every event its modules emit. */
+static void catch_event(void *arg, const char *kind, uint64_t ts_ns, json_t *fields)
 {
 	const char *what = json_string_value(json_object_get(fields, "action"));
 
@@ -92,27 +90,6 @@ void __wrap_agent_emit_at(struct agent *a, const char *kind, uint64_t ts_ns, jso
 		snprintf(events[nr_events++], sizeof(events[0]), "%s %s%s", kind, what ? what : "",
 			 json_is_true(json_object_get(fields, "verified")) ? " verified" : "");
 	json_decref(fields);
-}
-
-void __wrap_agent_emit(struct agent *a, const char *kind, json_t *fields)
-{
-	__wrap_agent_emit_at(a, kind, rc_now_ns(), fields);
-}
-
-/* The real one emits through agent_server.c's own agent_emit, which no wrap reaches. */
-void __wrap_agent_notice(struct agent *a, enum rc_log_level level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-void __wrap_agent_notice(struct agent *a, enum rc_log_level level, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	rc_log(level, "%s", msg);
-	__wrap_agent_emit(a, "agent", json_pack("{s:s}", "message", msg));
 }
 
 static bool got_event(const char *prefix)
@@ -151,6 +128,7 @@ static int setup(void **state)
 	strcpy(o.allow[0], "lo");
 	snprintf(o.state_dir, sizeof(o.state_dir), "%s/state", dir);
 	agent_init(&a, &o);
+	a.sink.emit = catch_event;
 	assert_int_equal(agent_loop_init(&a.loop, 8), 0);
 	if (agent_journal_start(&a.journal, a.opts.state_dir, err, sizeof(err)))
 		fail_msg("journal: %s", err);
