@@ -123,65 +123,59 @@ const char *rc_format_window(double from_ms, double to_ms, char *buf, size_t len
 	return buf;
 }
 
-int rc_parse_size(const char *s, uint64_t *bytes)
+struct rc_unit {
+	const char *unit;
+	double mult;
+};
+
+/* A number and one of units (matched with cmp), as a whole count up to max. */
+static int rc_parse_scaled(const char *s, const struct rc_unit *units, size_t n,
+			   int (*cmp)(const char *, const char *), double max, uint64_t *out)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {{"", 1},
-		     {"b", 1},
-		     {"k", 1024.0},
-		     {"kib", 1024.0},
-		     {"kb", 1024.0},
-		     {"m", 1048576.0},
-		     {"mib", 1048576.0},
-		     {"mb", 1048576.0},
-		     {"g", 1073741824.0},
-		     {"gib", 1073741824.0},
-		     {"gb", 1073741824.0}};
 	const char *unit;
 	double val;
 	size_t i;
 
 	if (rc_parse_number(s, &val, &unit))
 		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(unit, units[i].unit))
+	for (i = 0; i < n; i++) {
+		if (cmp(unit, units[i].unit))
 			continue;
 		val *= units[i].mult;
-		if (val > 1e18 || val != floor(val))
+		if (val > max || val != floor(val))
 			return -EINVAL;
-		*bytes = (uint64_t)val;
+		*out = (uint64_t)val;
 		return 0;
 	}
 	return -EINVAL;
 }
 
+int rc_parse_size(const char *s, uint64_t *bytes)
+{
+	static const struct rc_unit units[] = {{"", 1},
+					       {"b", 1},
+					       {"k", 1024.0},
+					       {"kib", 1024.0},
+					       {"kb", 1024.0},
+					       {"m", 1048576.0},
+					       {"mib", 1048576.0},
+					       {"mb", 1048576.0},
+					       {"g", 1073741824.0},
+					       {"gib", 1073741824.0},
+					       {"gb", 1073741824.0}};
+
+	return rc_parse_scaled(s, units, sizeof(units) / sizeof(units[0]), strcasecmp, 1e18, bytes);
+}
+
 int rc_parse_rate(const char *s, uint64_t *bytes_per_s)
 {
-	static const struct {
-		const char *unit;
-		double mult;
-	} units[] = {
+	static const struct rc_unit units[] = {
 	    {"B/s", 1},	       {"KB/s", 1e3},	     {"MB/s", 1e6},	      {"GB/s", 1e9},
 	    {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0}, {"kbit/s", 125},
 	    {"Mbit/s", 125e3}, {"Gbit/s", 125e6}};
-	const char *unit;
-	double val;
-	size_t i;
 
-	if (rc_parse_number(s, &val, &unit))
-		return -EINVAL;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(unit, units[i].unit))
-			continue;
-		val *= units[i].mult;
-		if (val > 1e15 || val != floor(val))
-			return -EINVAL;
-		*bytes_per_s = (uint64_t)val;
-		return 0;
-	}
-	return -EINVAL;
+	return rc_parse_scaled(s, units, sizeof(units) / sizeof(units[0]), strcmp, 1e15,
+			       bytes_per_s);
 }
 
 void rc_format_utc(uint64_t wall_ns, char *buf, unsigned int len)

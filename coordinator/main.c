@@ -95,6 +95,16 @@ enum {
 	OPT_ALERT_TOKEN,
 };
 
+/* The TLS flags shared by run and call (tls_opt reads them). */
+/* clang-format off */
+#define TLS_LONG_OPTIONS                                                                           \
+	{"tls-dir", required_argument, NULL, OPT_TLS_DIR},                                         \
+	{"ca", required_argument, NULL, OPT_TLS_CA},                                               \
+	{"cert", required_argument, NULL, OPT_TLS_CERT},                                           \
+	{"key", required_argument, NULL, OPT_TLS_KEY},                                             \
+	{"insecure-plaintext", no_argument, NULL, OPT_INSECURE}
+/* clang-format on */
+
 /* The TLS flags shared by run and call; true when c was one of them. */
 static bool tls_opt(int c, const char *arg, struct fleet_tls_opts *t)
 {
@@ -143,12 +153,8 @@ static int cmd_run(int argc, char **argv)
 	    {"progress", required_argument, NULL, 'p'},
 	    {"alert-receiver", required_argument, NULL, 'r'},
 	    {"alert-token-file", required_argument, NULL, OPT_ALERT_TOKEN},
+	    TLS_LONG_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
-	    {"tls-dir", required_argument, NULL, OPT_TLS_DIR},
-	    {"ca", required_argument, NULL, OPT_TLS_CA},
-	    {"cert", required_argument, NULL, OPT_TLS_CERT},
-	    {"key", required_argument, NULL, OPT_TLS_KEY},
-	    {"insecure-plaintext", no_argument, NULL, OPT_INSECURE},
 	    {NULL, 0, NULL, 0},
 	};
 	struct drill_opts o = {0};
@@ -275,12 +281,8 @@ static int cmd_call(int argc, char **argv)
 	static const struct option opts[] = {
 	    {"events", required_argument, NULL, OPT_EVENTS},
 	    {"peer", required_argument, NULL, OPT_PEER},
+	    TLS_LONG_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
-	    {"tls-dir", required_argument, NULL, OPT_TLS_DIR},
-	    {"ca", required_argument, NULL, OPT_TLS_CA},
-	    {"cert", required_argument, NULL, OPT_TLS_CERT},
-	    {"key", required_argument, NULL, OPT_TLS_KEY},
-	    {"insecure-plaintext", no_argument, NULL, OPT_INSECURE},
 	    {NULL, 0, NULL, 0},
 	};
 	struct fleet_tls_opts tls = {0};

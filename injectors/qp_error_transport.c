@@ -151,6 +151,21 @@ static int qpe_transport_prepare(struct inj_fault *f)
 	return 0;
 }
 
+/* Our u32 filter on the target's ingress, without its match: what add and delete both name. */
+static struct rtnl_cls *qpe_cls_new(const struct qpe_priv *priv, int *ret)
+{
+	struct rtnl_cls *cls = rtnl_cls_alloc();
+
+	if (!cls)
+		return NULL;
+	rtnl_tc_set_ifindex(TC_CAST(cls), priv->ifindex);
+	rtnl_tc_set_parent(TC_CAST(cls), QPE_FILTER_PARENT);
+	rtnl_cls_set_prio(cls, QPE_PRIO);
+	rtnl_cls_set_protocol(cls, ETH_P_IP);
+	*ret = rtnl_tc_set_kind(TC_CAST(cls), "u32");
+	return cls;
+}
+
 static int qpe_add_filter(struct inj_fault *f, struct nl_sock *sk)
 {
 	struct qpe_priv *priv = f->priv;
@@ -158,17 +173,12 @@ static int qpe_add_filter(struct inj_fault *f, struct nl_sock *sk)
 	struct rtnl_cls *cls;
 	int ret;
 
-	cls = rtnl_cls_alloc();
+	cls = qpe_cls_new(priv, &ret);
 	act = rtnl_act_alloc();
 	if (!cls || !act) {
 		ret = inj_fail(f, -ENOMEM, "qp_error: %s: out of memory", priv->netdev);
 		goto out;
 	}
-	rtnl_tc_set_ifindex(TC_CAST(cls), priv->ifindex);
-	rtnl_tc_set_parent(TC_CAST(cls), QPE_FILTER_PARENT);
-	rtnl_cls_set_prio(cls, QPE_PRIO);
-	rtnl_cls_set_protocol(cls, ETH_P_IP);
-	ret = rtnl_tc_set_kind(TC_CAST(cls), "u32");
 	/*
 	 * IPv4 without options (IHL 5, as rxe sends), UDP, dport 4791; the BTH
 	 * follows the 8-byte UDP header at 28, DestQP is the low 24 bits of
@@ -278,16 +288,11 @@ static int qpe_transport_revert(struct inj_fault *f)
 	ret = qpe_tc_open(f, &sk);
 	if (ret)
 		return ret;
-	cls = rtnl_cls_alloc();
+	cls = qpe_cls_new(priv, &ret);
 	if (!cls) {
 		ret = inj_fail(f, -ENOMEM, "qp_error: %s: out of memory", priv->netdev);
 		goto out;
 	}
-	rtnl_tc_set_ifindex(TC_CAST(cls), priv->ifindex);
-	rtnl_tc_set_parent(TC_CAST(cls), QPE_FILTER_PARENT);
-	rtnl_cls_set_prio(cls, QPE_PRIO);
-	rtnl_cls_set_protocol(cls, ETH_P_IP);
-	rtnl_tc_set_kind(TC_CAST(cls), "u32");
 	ret = rtnl_cls_delete(sk, cls, 0);
 	if (ret == -NLE_NODEV) {
 		inj_action(f, "%s: gone, so no filter is left on it", priv->netdev);
