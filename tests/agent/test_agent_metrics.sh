@@ -26,36 +26,8 @@ addr=127.0.0.1:$port
 mport=19464
 murl=http://127.0.0.1:$mport
 tmp=$(mktemp -d /tmp/rc-agent-metrics.XXXXXX)
-pass=0
-fail=0
-agent_pid=
-
-skip() {
-	echo "SKIP: $*"
-	echo "agent metrics: 0 passed, 0 failed (SKIPPED: $*)"
-	rm -rf "$tmp"
-	exit 77
-}
-
-cleanup() {
-	[ -n "$agent_pid" ] && kill -KILL "$agent_pid" 2> /dev/null
-	ip netns del "$ns" 2> /dev/null
-	rm -rf "$tmp"
-}
-
-ok() {
-	pass=$((pass + 1))
-	echo "PASS $1"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1: $2"
-}
-
-nsx() { ip netns exec "$ns" "$@"; }
-
-call() { nsx $call_cmd "$addr" "$@" > "$tmp/out" 2> "$tmp/err"; }
+suite="agent metrics"
+. "$top/tests/agent/lib.sh"
 
 # http METHOD PATH: "STATUS CONTENT-TYPE ALLOW" on the first line of $tmp/http, then the body.
 # curl when there is one (python3 takes a second to start on a busy host).

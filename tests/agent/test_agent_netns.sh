@@ -20,38 +20,9 @@ ns=rcagent-$$
 port=17791
 addr=127.0.0.1:$port
 tmp=$(mktemp -d /tmp/rc-agent-netns.XXXXXX)
-pass=0
-fail=0
-agent_pid=
-
-skip() {
-	echo "SKIP agent netns: $*" >&2
-	echo "agent netns: 0 passed, 0 failed (SKIPPED: $*)"
-	rm -rf "$tmp"
-	exit 77
-}
-
-cleanup() {
-	[ -n "$agent_pid" ] && kill -KILL "$agent_pid" 2>/dev/null
-	ip netns del "$ns" 2>/dev/null
-	rm -rf "$tmp"
-}
-
-ok() {
-	pass=$((pass + 1))
-	echo "PASS $1"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1: $2"
-	[ -f "$tmp/out" ] && sed 's/^/    | /' "$tmp/out" | head -n 20
-}
-
-nsx() { ip netns exec "$ns" "$@"; }
-
-# call JSON [--events S]: the response on the first line of $tmp/out, then events.
-call() { nsx $call_cmd "$addr" "$@" > "$tmp/out" 2> "$tmp/err"; }
+suite="agent netns"
+show_on_fail=$tmp/out
+. "$top/tests/agent/lib.sh"
 
 # check NAME PYTHON-EXPR: evaluates EXPR with r = the response, ev = the events.
 check() {

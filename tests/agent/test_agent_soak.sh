@@ -16,24 +16,8 @@ secs=${SOAK_SECONDS:-60}
 ns=rcsoak-$$
 addr=127.0.0.1:17796
 tmp=$(mktemp -d /tmp/rc-agent-soak.XXXXXX)
-pass=0
-fail=0
-agent_pid=
-
-skip() {
-	echo "SKIP agent soak: $*" >&2
-	echo "agent soak: 0 passed, 0 failed (SKIPPED: $*)"
-	rm -rf "$tmp"
-	exit 77
-}
-cleanup() {
-	[ -n "$agent_pid" ] && kill -KILL "$agent_pid" 2> /dev/null
-	ip netns del "$ns" 2> /dev/null
-	rm -rf "$tmp"
-}
-ok() { echo "PASS $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
-nsx() { ip netns exec "$ns" "$@"; }
+suite="agent soak"
+. "$top/tests/agent/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (ip netns, ip link)"
 command -v ip > /dev/null || skip "no ip command (iproute2)"

@@ -15,8 +15,10 @@ agent_bin=${AGENT:-$top/build/rdmachaos-agent}
 coord=${RDMACHAOS:-$(dirname "$agent_bin")/rdmachaos}
 client="python3 $top/tests/agent/rc_client.py"
 tmp=$(mktemp -d /tmp/rc-agent-tls.XXXXXX)
-pass=0
-fail=0
+suite="agent tls"
+show_on_fail=$tmp/err
+show_lines=10
+. "$top/tests/agent/lib.sh"
 pids=()
 
 cleanup() {
@@ -25,17 +27,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-
-ok() {
-	pass=$((pass + 1))
-	echo "PASS $1"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL $1: $2"
-	[ -f "$tmp/err" ] && sed 's/^/    | /' "$tmp/err" | head -n 10
-}
 
 free_port() {
 	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
