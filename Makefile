@@ -78,6 +78,15 @@ $(BUILD)/obj/%.o: %.c $(wildcard */*.h) injectors/injectors.def
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# Objects that show the version (RC_VERSION: --version, hello, inventory, metrics, report.json)
+# are rebuilt when `git describe` changes, so that no binary names a commit it was not built
+# from. The stamp is rewritten only when the version differs from the one it holds.
+VERSION_STAMP := $(BUILD)/version.stamp
+$(shell mkdir -p $(BUILD) && { [ "$$(cat $(VERSION_STAMP) 2>/dev/null)" = '$(VERSION)' ] || \
+	echo '$(VERSION)' > $(VERSION_STAMP); })
+VERSIONED_SRC := $(shell grep -l RC_VERSION $(wildcard */*.c tests/unit/*.c) 2>/dev/null)
+$(call OBJ,$(VERSIONED_SRC)) $(call SANOBJ,$(VERSIONED_SRC)): $(VERSION_STAMP)
+
 $(BUILD)/san/%.o: %.c $(wildcard */*.h) injectors/injectors.def
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN) -O1 -c -o $@ $<
@@ -124,6 +133,8 @@ $(BUILD)/fuzz/obj/%.o: %.c $(wildcard */*.h) injectors/injectors.def
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -O1 -Wno-missing-field-initializers \
 		-c -o $@ $<
+
+$(call FUZZOBJ,$(VERSIONED_SRC)): $(VERSION_STAMP)
 
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/obj/tests/fuzz/fuzz_%.o $$(call FUZZOBJ,$$(FUZZ_LIB_$$*))
 	$(FUZZ_CC) $(CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ \
