@@ -29,6 +29,7 @@
 #include "agents/agent.h"
 #include "tests/unit/fake_link.h"
 #include "common/units.h"
+#include "tests/unit/agent_harness.h"
 
 /* ---- the file system calls that order durability, logged */
 static char ops[32][128];
@@ -207,34 +208,20 @@ static void drop(struct inj_fault *f)
 
 static json_t *request(const char *text)
 {
-	json_t *msg = json_loads(text, 0, NULL), *resp;
+	json_t *resp = harness_send(&a, RC_MSG_REQUEST, text);
 
-	assert_non_null(msg);
-	resp = agent_request(&a, NULL, RC_MSG_REQUEST, msg);
-	json_decref(msg);
 	assert_non_null(resp);
 	return resp;
 }
 
 static json_t *ok(const char *text)
 {
-	json_t *resp = request(text);
-
-	if (!json_is_true(json_object_get(resp, "ok")))
-		fail_msg("%s: refused: %s", text, json_dumps(resp, JSON_COMPACT));
-	return resp;
+	return harness_ok(&a, text);
 }
 
 static void refused(const char *text, int err, const char *says)
 {
-	json_t *resp = request(text);
-	const char *msg = json_string_value(json_object_get(resp, "error"));
-
-	if (!json_is_false(json_object_get(resp, "ok")) || !msg || !strstr(msg, says) ||
-	    json_integer_value(json_object_get(resp, "errno")) != err)
-		fail_msg("%s: got %s, want errno %d and \"%s\"", text,
-			 json_dumps(resp, JSON_COMPACT), err, says);
-	json_decref(resp);
+	harness_refused(&a, text, err, says);
 }
 
 static void stop_loop(struct agent_timer *t)

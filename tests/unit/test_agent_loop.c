@@ -18,6 +18,7 @@
 
 #include "agents/agent_loop.h"
 #include "common/units.h"
+#include "tests/unit/agent_harness.h"
 
 static struct agent_loop loop;
 static int fds[2];
@@ -159,15 +160,5 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_timers_in_due_order, setup, teardown),
 	};
 
-	struct agent_loop probe;
-	int ret = agent_loop_init(&probe, 2);
-
-	if (ret == -ENOSYS || ret == -EPERM) {
-		/* rdma-core style: say loudly that nothing was tested. */
-		printf("SKIP: io_uring unavailable here (%s)\n", strerror(-ret));
-		return 77;
-	}
-	if (!ret)
-		agent_loop_fini(&probe);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return HARNESS_RUN("test_agent_loop", tests, NULL, NULL);
 }

@@ -27,6 +27,7 @@
 #include "agents/agent.h"
 #include "agents/agent_metrics.h"
 #include "common/units.h"
+#include "tests/unit/agent_harness.h"
 
 #define NOW_NS (100 * RC_NSEC_PER_SEC)
 
@@ -629,16 +630,5 @@ int main(void)
 	    cmocka_unit_test(test_render_limits), cmocka_unit_test(test_link_track),
 	    cmocka_unit_test(test_opts),	  cmocka_unit_test(test_http_on_loop),
 	};
-	struct agent_loop probe;
-	int ret;
-
-	rc_log_init("test_agent_metrics", RC_LOG_ERR);
-	ret = agent_loop_init(&probe, 2);
-	if (ret == -ENOSYS || ret == -EPERM) {
-		printf("SKIP: io_uring unavailable here (%s)\n", strerror(-ret));
-		return 77;
-	}
-	if (!ret)
-		agent_loop_fini(&probe);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return HARNESS_RUN("test_agent_metrics", tests, NULL, NULL);
 }

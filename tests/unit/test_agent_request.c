@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "agents/agent.h"
+#include "tests/unit/agent_harness.h"
 
 static struct agent a;
 
@@ -40,35 +41,20 @@ static int teardown(void **state)
 /* Sends text as a message of type `type`; returns the response. */
 static json_t *send_msg(uint16_t type, const char *text)
 {
-	json_t *msg = json_loads(text, 0, NULL), *resp;
+	json_t *resp = harness_send(&a, type, text);
 
-	assert_non_null(msg);
-	resp = agent_request(&a, NULL, type, msg);
-	json_decref(msg);
 	assert_non_null(resp);
 	return resp;
 }
 
-/* Expects a refusal with errno err whose sentence contains says. */
 static void refused(const char *text, int err, const char *says)
 {
-	json_t *resp = send_msg(RC_MSG_REQUEST, text);
-	const char *msg = json_string_value(json_object_get(resp, "error"));
-
-	if (!json_is_false(json_object_get(resp, "ok")) || !msg || !strstr(msg, says) ||
-	    json_integer_value(json_object_get(resp, "errno")) != err)
-		fail_msg("%s: got %s, want errno %d and \"%s\"", text,
-			 json_dumps(resp, JSON_COMPACT), err, says);
-	json_decref(resp);
+	harness_refused(&a, text, err, says);
 }
 
 static json_t *accepted(const char *text)
 {
-	json_t *resp = send_msg(RC_MSG_REQUEST, text);
-
-	if (!json_is_true(json_object_get(resp, "ok")))
-		fail_msg("%s: refused: %s", text, json_dumps(resp, JSON_COMPACT));
-	return resp;
+	return harness_ok(&a, text);
 }
 
 static void test_envelope(void **state)
@@ -263,18 +249,5 @@ int main(void)
 	    cmocka_unit_test(test_workload_fields), cmocka_unit_test(test_subscribe),
 	};
 
-	struct agent_loop probe;
-	int ret;
-
-	rc_log_init("test_agent_request", RC_LOG_ERR);
-	ret = agent_loop_init(&probe, 2);
-
-	if (ret == -ENOSYS || ret == -EPERM) {
-		/* rdma-core style: say loudly that nothing was tested. */
-		printf("SKIP: io_uring unavailable here (%s)\n", strerror(-ret));
-		return 77;
-	}
-	if (!ret)
-		agent_loop_fini(&probe);
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return HARNESS_RUN("test_agent_request", tests, setup, teardown);
 }

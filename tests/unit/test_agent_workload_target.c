@@ -25,6 +25,7 @@
 #include "agents/agent.h"
 #include "agents/agent_cgroup.h"
 #include "common/units.h"
+#include "tests/unit/agent_harness.h"
 
 static struct agent a, a2;
 static char tmp[64], cgroot[128], out[128];
@@ -174,24 +175,12 @@ static int teardown(void **state)
 
 static json_t *request(const char *text)
 {
-	json_t *msg = json_loads(text, 0, NULL), *resp;
-
-	assert_non_null(msg);
-	resp = agent_request(&a, NULL, RC_MSG_REQUEST, msg);
-	json_decref(msg);
-	return resp;
+	return harness_send(&a, RC_MSG_REQUEST, text);
 }
 
 static void refused(const char *text, int err, const char *says)
 {
-	json_t *resp = request(text);
-	const char *msg = json_string_value(json_object_get(resp, "error"));
-
-	if (!json_is_false(json_object_get(resp, "ok")) || !msg || !strstr(msg, says) ||
-	    json_integer_value(json_object_get(resp, "errno")) != err)
-		fail_msg("%s: got %s, want errno %d and \"%s\"", text,
-			 json_dumps(resp, JSON_COMPACT), err, says);
-	json_decref(resp);
+	harness_refused(&a, text, err, says);
 }
 
 /* The file's content, waiting up to 5 s for it to appear; NULL if it does not. */
@@ -598,16 +587,5 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_inject_workload, setup, teardown),
 	    cmocka_unit_test(test_opts),
 	};
-	struct agent_loop probe;
-	int ret;
-
-	rc_log_init("test_agent_workload_target", RC_LOG_ERR);
-	ret = agent_loop_init(&probe, 2);
-	if (ret == -ENOSYS || ret == -EPERM) {
-		printf("SKIP: io_uring unavailable here (%s)\n", strerror(-ret));
-		return 77;
-	}
-	if (!ret)
-		agent_loop_fini(&probe);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return HARNESS_RUN("test_agent_workload_target", tests, NULL, NULL);
 }
