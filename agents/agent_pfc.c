@@ -233,19 +233,32 @@ static void agent_pfc_summary(struct agent_pfc *pf, struct agent_pfc_dev *d, uin
 	d->summary_ns = now;
 }
 
+/* Priority p's plug qdisc on d (under its prio band), as install and change both name it. */
+static struct rtnl_qdisc *agent_pfc_plug_qdisc(const struct agent_pfc_dev *d, unsigned int p,
+					       int *ret)
+{
+	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
+
+	if (!q) {
+		*ret = -NLE_NOMEM;
+		return NULL;
+	}
+	rtnl_tc_set_ifindex(TC_CAST(q), d->ifindex);
+	rtnl_tc_set_parent(TC_CAST(q), AGENT_PFC_BAND(p));
+	rtnl_tc_set_handle(TC_CAST(q), AGENT_PFC_PLUG(p));
+	*ret = rtnl_tc_set_kind(TC_CAST(q), "plug");
+	return q;
+}
+
 /* Sets priority p's plug on d buffering (hold) or released indefinitely. 0 or a libnl error. */
 static int agent_pfc_plug(struct agent_pfc *pf, const struct agent_pfc_dev *d, unsigned int p,
 			  bool hold)
 {
-	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
 	int ret;
+	struct rtnl_qdisc *q = agent_pfc_plug_qdisc(d, p, &ret);
 
 	if (!q)
-		return -NLE_NOMEM;
-	rtnl_tc_set_ifindex(TC_CAST(q), d->ifindex);
-	rtnl_tc_set_parent(TC_CAST(q), AGENT_PFC_BAND(p));
-	rtnl_tc_set_handle(TC_CAST(q), AGENT_PFC_PLUG(p));
-	ret = rtnl_tc_set_kind(TC_CAST(q), "plug");
+		return ret;
 	if (!ret)
 		ret = hold ? rtnl_qdisc_plug_buffer(q) : rtnl_qdisc_plug_release_indefinite(q);
 	/* The plug exists: with the same parent and handle, this is `tc qdisc change`. */
@@ -531,15 +544,11 @@ static int agent_pfc_install_root(struct agent_pfc *pf, const struct agent_pfc_d
 static int agent_pfc_install_plug(struct agent_pfc *pf, const struct agent_pfc_dev *d,
 				  unsigned int p)
 {
-	struct rtnl_qdisc *q = rtnl_qdisc_alloc();
 	int ret;
+	struct rtnl_qdisc *q = agent_pfc_plug_qdisc(d, p, &ret);
 
 	if (!q)
-		return -NLE_NOMEM;
-	rtnl_tc_set_ifindex(TC_CAST(q), d->ifindex);
-	rtnl_tc_set_parent(TC_CAST(q), AGENT_PFC_BAND(p));
-	rtnl_tc_set_handle(TC_CAST(q), AGENT_PFC_PLUG(p));
-	ret = rtnl_tc_set_kind(TC_CAST(q), "plug");
+		return ret;
 	if (!ret)
 		ret = rtnl_qdisc_plug_set_limit(q, AGENT_PFC_PLUG_LIMIT);
 	if (!ret)
