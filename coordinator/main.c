@@ -388,15 +388,55 @@ static int cmd_call(int argc, char **argv)
 	return ret;
 }
 
+/* A typed parameter as a scenario writes it: "down=duration (required, 1ms..1h): what it is". */
+static void print_param(const struct injector *inj, const struct inj_param *ip)
+{
+	char lo[32], hi[32], def[32];
+
+	if (ip->type == INJ_PT_DURATION) {
+		rc_format_duration_ms(ip->min, lo, sizeof(lo));
+		rc_format_duration_ms(ip->max, hi, sizeof(hi));
+		rc_format_duration_ms(ip->def, def, sizeof(def));
+	} else {
+		snprintf(lo, sizeof(lo), "%llu", (unsigned long long)ip->min);
+		snprintf(hi, sizeof(hi), "%llu", (unsigned long long)ip->max);
+		snprintf(def, sizeof(def), "%llu", (unsigned long long)ip->def);
+	}
+	printf("    %s=%s (", ip->key, ip->type == INJ_PT_DURATION ? "duration" : "int");
+	if (ip->required)
+		printf("required, ");
+	else if ((inj->flags & INJ_SEEDED) && !strcmp(ip->key, "seed"))
+		printf("default: from the drill's seed, ");
+	else
+		printf("default %s, ", def);
+	printf("%s..%s)%s%s\n", lo, hi, ip->help ? ": " : "", ip->help ? ip->help : "");
+}
+
+/* Every injector with what a scenario gives it (params, duration), from the registry. */
 static int cmd_injectors(void)
 {
 	const struct injector *const *i;
 	const char *const *p;
+	unsigned int k;
 
 	for (i = injectors; *i; i++) {
-		printf("%s: %s\n", (*i)->name, (*i)->summary);
-		for (p = (*i)->param_help; p && *p; p++)
-			printf("    %s\n", *p);
+		const struct injector *inj = *i;
+
+		printf("%s: %s\n", inj->name, inj->summary);
+		if (inj->flags & INJ_TYPED_PARAMS) {
+			for (k = 0; k < inj->nr_params; k++)
+				print_param(inj, &inj->params[k]);
+			if (!inj->nr_params)
+				printf("    (no parameters)\n");
+		} else {
+			for (p = inj->param_help; p && *p; p++)
+				printf("    %s\n", *p);
+		}
+		if (inj->flags & INJ_NEEDS_DURATION)
+			printf("    duration: required (when to undo the fault)\n");
+		else if (inj->min_duration_ms)
+			printf("    duration: optional; at least, and by default, what the "
+			       "parameters need\n");
 	}
 	return 0;
 }

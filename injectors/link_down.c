@@ -15,11 +15,6 @@ struct link_down_priv {
 	bool prior_up;
 };
 
-static const char *const link_down_help[] = {
-    "(none): the target netdev goes down until reverted",
-    NULL,
-};
-
 static int link_down_validate(const json_t *params, char *err, size_t errlen)
 {
 	return inj_params_typed(&inj_link_down, params, NULL, err, errlen);
@@ -105,7 +100,6 @@ const struct injector inj_link_down = {
     .name = "link_down",
     .summary = "take a netdev administratively down until reverted",
     .flags = INJ_NEEDS_DURATION | INJ_LINK_OUTAGE | INJ_TYPED_PARAMS,
-    .param_help = link_down_help,
     .validate = link_down_validate,
     .prepare = link_down_prepare,
     .inject = link_down_inject,

@@ -36,17 +36,9 @@ static const struct inj_param port_flap_params[FLAP_NR_PARAMS] = {
     [FLAP_UP] = {"up", "up_ms", INJ_PT_DURATION, 1, FLAP_MAX_PERIOD_MS, true, false, 0,
 		 "how long each up lasts"},
     [FLAP_JITTER] = {"jitter", "jitter_ms", INJ_PT_DURATION, 0, FLAP_MAX_PERIOD_MS, false, true, 0,
-		     NULL},
-    [FLAP_SEED] = {"seed", "seed", INJ_PT_INT, 0, INT64_MAX, false, false, 1, NULL},
-};
-
-static const char *const port_flap_help[] = {
-    "count=int (required, 1..1000): down/up cycles",
-    "down_ms=int (required, > 0): how long each down lasts",
-    "up_ms=int (required, > 0): how long each up lasts before the next down",
-    "jitter_ms=int default 0: each period moves by a uniform +-jitter_ms (< min(down_ms, up_ms))",
-    "seed=int default 1: the jitter's seed; same seed, same schedule",
-    NULL,
+		     "each period moves by a uniform +-jitter, shorter than down and up"},
+    [FLAP_SEED] = {"seed", "seed", INJ_PT_INT, 0, INT64_MAX, false, false, 1,
+		   "the jitter's seed; same seed, same schedule"},
 };
 
 static int port_flap_parse(const json_t *params, struct flap_params *p, char *err, size_t errlen)
@@ -279,7 +271,6 @@ const struct injector inj_port_flap = {
     .name = "port_flap",
     .summary = "take a netdev down and up COUNT times on a seeded, jittered schedule",
     .flags = INJ_LINK_OUTAGE | INJ_SEEDED | INJ_TYPED_PARAMS,
-    .param_help = port_flap_help,
     .params = port_flap_params,
     .nr_params = FLAP_NR_PARAMS,
     .validate = port_flap_validate,

@@ -71,6 +71,15 @@ EOF
 (cd "$T/d" && "$BIN" validate broken.yaml >"$T/out" 2>"$T/err")
 rc=$?
 [ "$rc" = 65 ] && ok "broken drill: exit 65" || ko "broken drill: exit $rc"
+# `rdmachaos injectors` says what a scenario writes: port_flap's keys as durations, not the
+# agent's milliseconds, and which faults need a duration.
+"$BIN" injectors >"$T/inj" 2>&1
+if grep -q '^    down=duration (required, 1ms\.\.1h): ' "$T/inj" && ! grep -q 'down_ms' "$T/inj" &&
+	grep -A2 '^link_down:' "$T/inj" | grep -q 'duration: required'; then
+	ok "injectors: scenario keys and units, and the duration each needs"
+else
+	ko "injectors: $(cat "$T/inj")"
+fi
 # The injectors as the registry lists them ("a, b, ... or z"), so that a new one changes nothing here.
 injectors=$("$BIN" injectors | sed -n 's/^\([a-z_0-9]*\):.*/\1/p' | paste -sd, | sed 's/,/, /g; s/\(.*\), /\1 or /')
 sed -i "s/@INJECTORS@/$injectors/" "$T/want"
