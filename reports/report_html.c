@@ -27,6 +27,7 @@
 
 #include "reports/report.h"
 #include "reports/report_util.h"
+#include "reports/report_walk.h"
 
 /* ---- HTML text ---------------------------------------------------------- */
 
@@ -97,6 +98,66 @@ static void td(FILE *f, const char *s)
 /* The sentences shared with report.md: data escaped, "—" for none. */
 static const struct ru_markup html_markup = {
     esc, {"<li>", "</li>\n"}, {"<b class=\"bad\">", "</b>"}, {"<code>", "</code>"}};
+
+/* <section id="ID"> and its heading. */
+static void html_section(FILE *f, const char *id, const char *title)
+{
+	fputs("<section id=\"", f);
+	esc_raw(f, id);
+	fputs("\">\n<h2>", f);
+	esc_raw(f, title);
+	fputs("</h2>\n", f);
+}
+
+/* <table class="CLS"> and its row of header cells. */
+static void html_table(FILE *f, const char *cls, const char *const *heads)
+{
+	size_t i;
+
+	fputs("<table class=\"", f);
+	css_class(f, cls);
+	fputs("\">\n<tr>", f);
+	for (i = 0; heads[i]; i++) {
+		fputs("<th>", f);
+		esc_raw(f, heads[i]);
+		fputs("</th>", f);
+	}
+	fputs("</tr>\n", f);
+}
+
+static void html_cell(FILE *f, const char *cls)
+{
+	if (!cls) {
+		fputs("<td>", f);
+		return;
+	}
+	fputs("<td class=\"", f);
+	css_class(f, cls);
+	fputs("\">", f);
+}
+
+/* The result's word, in a cell the walker opened with the result's class. */
+static void html_mark(FILE *f, enum ru_result res, const char *word)
+{
+	(void)res;
+	esc(f, word);
+}
+
+static const struct rw_markup html_walk = {
+    .prose = html_markup,
+    .cells = html_markup,
+    .section = html_section,
+    .section_end = "</section>\n",
+    .para = {"<p>", "</p>\n"},
+    .bad_para = {"<p class=\"bad\">", "</p>\n"},
+    .list = {"<ul>\n", "</ul>\n"},
+    .table = html_table,
+    .table_end = "</table>\n",
+    .row = {"<tr>", "</tr>\n"},
+    .cell = html_cell,
+    .cell_end = "</td>",
+    .mark = html_mark,
+};
 
 /* ---- the timeline ------------------------------------------------------- */
 
@@ -1294,23 +1355,6 @@ static void html_results(FILE *f, const json_t *r)
 	fputs("</p>\n</section>\n", f);
 }
 
-static void html_integrity(FILE *f, const json_t *r)
-{
-	static const struct ru_row row = {"<tr><td class=\"num\">", "</td><td class=\"num\">",
-					  "</td></tr>\n"};
-
-	fputs("<section id=\"integrity\">\n<h2>Integrity</h2>\n", f);
-	if (!json_is_object(ru_get(r, "workload.integrity"))) {
-		fprintf(f, "<p>%s</p>\n</section>\n", ru_integrity_unknown);
-		return;
-	}
-	fputs("<table class=\"integrity\">\n<tr><th>Sent</th><th>Received</th><th>Lost</th>"
-	      "<th>Duplicated</th><th>Corrupted</th></tr>\n",
-	      f);
-	ru_integrity_row(f, r, &row);
-	fprintf(f, "</table>\n<p>%s</p>\n</section>\n", ru_integrity_note);
-}
-
 static void html_throughput(FILE *f, const json_t *r)
 {
 	const json_t *w = ru_get(r, "workload"), *win = ru_get(w, "baseline.window_ms");
@@ -1337,22 +1381,6 @@ static void html_throughput(FILE *f, const json_t *r)
 	fputs(".", f);
 	ru_workload(f, w, &html_markup);
 	fputs("</p>\n</section>\n", f);
-}
-
-static void html_anomalies(FILE *f, const json_t *r)
-{
-	const json_t *an = ru_get(r, "anomalies"), *a;
-	size_t i;
-
-	fputs("<section id=\"anomalies\">\n<h2>Anomalies</h2>\n", f);
-	if (!json_array_size(an)) {
-		fputs("<p>None recorded.</p>\n</section>\n", f);
-		return;
-	}
-	fputs("<ul>\n", f);
-	json_array_foreach(an, i, a)
-		ru_anomaly(f, a, &html_markup);
-	fputs("</ul>\n</section>\n", f);
 }
 
 static void html_cleanup(FILE *f, const json_t *r)
@@ -1388,17 +1416,6 @@ static void html_cleanup(FILE *f, const json_t *r)
 		fputs("</table>\n", f);
 	}
 	fputs("</section>\n", f);
-}
-
-static void html_safety(FILE *f, const json_t *r)
-{
-	const json_t *s = ru_get(r, "safety");
-
-	if (!json_is_object(s))
-		return;
-	fputs("<section id=\"safety\">\n<h2>Safety</h2>\n<ul>\n", f);
-	ru_safety_items(f, s, &html_markup);
-	fputs("</ul>\n</section>\n", f);
 }
 
 static void html_action_items(FILE *f, const json_t *r)
@@ -1455,11 +1472,11 @@ static int emit_html(FILE *f, const void *arg)
 	html_actions(f, r);
 	html_results(f, r);
 	html_alerts(f, r);
-	html_integrity(f, r);
+	rw_integrity(f, r, &html_walk);
 	html_throughput(f, r);
-	html_anomalies(f, r);
+	rw_anomalies(f, r, &html_walk);
 	html_cleanup(f, r);
-	html_safety(f, r);
+	rw_safety(f, r, &html_walk);
 	html_action_items(f, r);
 	fputs("<footer>\n<p class=\"note\">", f);
 	ru_record(f, r, &html_markup);

@@ -16,6 +16,7 @@
 
 #include "reports/report.h"
 #include "reports/report_util.h"
+#include "reports/report_walk.h"
 
 /* ---- formatting --------------------------------------------------------- */
 
@@ -53,6 +54,61 @@ static const char *verdict_mark(const char *v)
 static const struct ru_markup md_prose = {ru_put_raw, {"- ", "\n"}, {"**", "**"}, {"`", "`"}};
 /* List items whose data is escaped as in a table cell (the notes under the actions). */
 static const struct ru_markup md_cells = {cell, {"- ", "\n"}, {"**", "**"}, {"`", "`"}};
+
+/* "## Title" and a blank line; markdown has no ids. */
+static void md_section(FILE *f, const char *id, const char *title)
+{
+	(void)id;
+	fprintf(f, "## %s\n\n", title);
+}
+
+/* "| A | B |" and the "| --- | --- |" under it. */
+static void md_table(FILE *f, const char *cls, const char *const *heads)
+{
+	size_t i;
+
+	(void)cls;
+	fputs("|", f);
+	for (i = 0; heads[i]; i++)
+		fprintf(f, " %s |", heads[i]);
+	fputs("\n|", f);
+	for (i = 0; heads[i]; i++)
+		fputs(" --- |", f);
+	fputs("\n", f);
+}
+
+/* A row is "|" then " CELL |" for each cell: "| a | b |". */
+static void md_cell(FILE *f, const char *cls)
+{
+	(void)cls;
+	fputc(' ', f);
+}
+
+/* "812 ms / 5000 ms ✅ (port_event)", "— / 5000 ms ❌ (not seen)" */
+static const char *const md_marks[] = {
+    [RU_RESULT_OK] = "✅", [RU_RESULT_INCONCLUSIVE] = "⚠️", [RU_RESULT_NOT_OK] = "❌"};
+
+static void md_mark(FILE *f, enum ru_result res, const char *word)
+{
+	(void)word;
+	fputs(md_marks[res], f);
+}
+
+static const struct rw_markup md_markup = {
+    .prose = {ru_put_raw, {"- ", "\n"}, {"**", "**"}, {"`", "`"}},
+    .cells = {cell, {"- ", "\n"}, {"**", "**"}, {"`", "`"}},
+    .section = md_section,
+    .section_end = "",
+    .para = {"", "\n\n"},
+    .bad_para = {"**", "**\n\n"},
+    .list = {"", "\n"},
+    .table = md_table,
+    .table_end = "\n",
+    .row = {"|", "\n"},
+    .cell = md_cell,
+    .cell_end = " |",
+    .mark = md_mark,
+};
 
 /* ---- derived judgements: stored in the report, or derived again ----------- */
 
@@ -454,10 +510,6 @@ static void md_actions(FILE *f, const json_t *r)
 		fputs("\n", f);
 }
 
-/* "812 ms / 5000 ms ✅ (port_event)", "— / 5000 ms ❌ (not seen)" */
-static const char *const md_marks[] = {
-    [RU_RESULT_OK] = "✅", [RU_RESULT_INCONCLUSIVE] = "⚠️", [RU_RESULT_NOT_OK] = "❌"};
-
 static void md_measure(FILE *f, const json_t *m, const char *absent)
 {
 	const char *why;
@@ -599,21 +651,6 @@ static void md_results(FILE *f, const json_t *r)
 	fputs("\n\n", f);
 }
 
-static void md_integrity(FILE *f, const json_t *r)
-{
-	static const struct ru_row row = {"| ", " | ", " |\n"};
-
-	fputs("## Integrity\n\n", f);
-	if (!json_is_object(ru_get(r, "workload.integrity"))) {
-		fprintf(f, "%s\n\n", ru_integrity_unknown);
-		return;
-	}
-	fputs("| Sent | Received | Lost | Duplicated | Corrupted |\n", f);
-	fputs("| --- | --- | --- | --- | --- |\n", f);
-	ru_integrity_row(f, r, &row);
-	fprintf(f, "\n%s\n\n", ru_integrity_note);
-}
-
 static void md_throughput(FILE *f, const json_t *r)
 {
 	const json_t *w = ru_get(r, "workload");
@@ -638,21 +675,6 @@ static void md_throughput(FILE *f, const json_t *r)
 	fputs(".", f);
 	ru_workload(f, w, &md_prose);
 	fputs("\n\n", f);
-}
-
-static void md_anomalies(FILE *f, const json_t *r)
-{
-	const json_t *an = ru_get(r, "anomalies"), *a;
-	size_t i;
-
-	fputs("## Anomalies\n\n", f);
-	if (!json_array_size(an)) {
-		fputs("None recorded.\n\n", f);
-		return;
-	}
-	json_array_foreach(an, i, a)
-		ru_anomaly(f, a, &md_prose);
-	fputs("\n", f);
 }
 
 static void md_cleanup(FILE *f, const json_t *r)
@@ -688,17 +710,6 @@ static void md_cleanup(FILE *f, const json_t *r)
 			: json_is_false(ru_get(a, "verified")) ? "❌"
 							       : RU_DASH);
 	}
-	fputs("\n", f);
-}
-
-static void md_safety(FILE *f, const json_t *r)
-{
-	const json_t *s = ru_get(r, "safety");
-
-	if (!s)
-		return;
-	fputs("## Safety\n\n", f);
-	ru_safety_items(f, s, &md_prose);
 	fputs("\n", f);
 }
 
@@ -870,11 +881,11 @@ static int emit_md(FILE *f, const void *arg)
 	md_results(f, r);
 	md_alerts(f, r);
 	md_trials(f, r);
-	md_integrity(f, r);
+	rw_integrity(f, r, &md_markup);
 	md_throughput(f, r);
-	md_anomalies(f, r);
+	rw_anomalies(f, r, &md_markup);
 	md_cleanup(f, r);
-	md_safety(f, r);
+	rw_safety(f, r, &md_markup);
 	md_owners(f, r);
 	md_action_items(f, r);
 	md_reasons(f, r);

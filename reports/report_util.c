@@ -379,28 +379,6 @@ const char ru_integrity_note[] = "Lost: acknowledged to the client but never rec
 				 "the server. Duplicates are expected after a failover (the "
 				 "client resends what was in flight).";
 
-/* One count of the workload's integrity after sep; " (at most N)" when limited and expect sets N.
- */
-static void integrity_cell(FILE *f, const json_t *r, const char *sep, const char *key, bool limited)
-{
-	char path[48], b[32];
-
-	fprintf(f, "%s%s", sep, ru_num_text(ru_get(r, "workload.integrity"), key, 0, b, sizeof(b)));
-	snprintf(path, sizeof(path), "expect.integrity.%s", key);
-	if (limited && json_is_number(ru_get(r, path)))
-		fprintf(f, " (at most %s)", ru_num_text(r, path, 0, b, sizeof(b)));
-}
-
-void ru_integrity_row(FILE *f, const json_t *r, const struct ru_row *row)
-{
-	integrity_cell(f, r, row->open, "sent", false);
-	integrity_cell(f, r, row->sep, "received", false);
-	integrity_cell(f, r, row->sep, "lost", true);
-	integrity_cell(f, r, row->sep, "duplicated", false);
-	integrity_cell(f, r, row->sep, "corrupted", true);
-	fputs(row->close, f);
-}
-
 void ru_baseline(FILE *f, const json_t *w)
 {
 	char b[3][32];

@@ -72,11 +72,6 @@ struct ru_markup {
 	struct ru_wrap item, strong, code;
 };
 
-/* One table row of cells: what opens it, what stands between cells, what closes it. */
-struct ru_row {
-	const char *open, *sep, *close;
-};
-
 /* ---- what report.md and report.html share --------------------------------- */
 
 /* A table row's writer for one port of a device of a node; dev or port may be NULL. */
@@ -146,8 +141,6 @@ void ru_failback_why(const json_t *fb, char *buf, size_t len);
 /* Integrity: the sentence when it is unknown, and what its numbers mean. */
 extern const char ru_integrity_unknown[];
 extern const char ru_integrity_note[];
-/* The row of sent, received, lost, duplicated and corrupted, with the limits set. */
-void ru_integrity_row(FILE *f, const json_t *r, const struct ru_row *row);
 
 /* "Baseline: 10.1 MB/s mean, p50 latency 12 µs, over 30 samples" of workload w. */
 void ru_baseline(FILE *f, const json_t *w);
