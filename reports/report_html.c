@@ -68,17 +68,6 @@ static void css_class(FILE *f, const char *s)
 		      f);
 }
 
-/* "10.1 MB/s", or "—". */
-static const char *mbps_cell(const json_t *o, const char *path, char *buf, size_t len)
-{
-	double v;
-
-	if (!ru_num(o, path, &v))
-		return RU_DASH;
-	snprintf(buf, len, "%.1f MB/s", v);
-	return buf;
-}
-
 /* A coordinate or time with one decimal, never "-0.0". */
 static const char *f1(double v, char *buf, size_t len)
 {
@@ -1150,83 +1139,6 @@ static void html_environment(FILE *f, const json_t *r)
 	fputs("</table>\n</section>\n", f);
 }
 
-static void html_target(FILE *f, const json_t *t)
-{
-	double rail;
-
-	fputs("<td>", f);
-	if (!json_is_object(t)) {
-		fputs(RU_DASH "</td>", f);
-		return;
-	}
-	esc(f, ru_str(t, "node") ?: "?");
-	if (ru_str(t, "workload")) {
-		fputs(" workload ", f);
-		esc(f, ru_str(t, "workload"));
-	}
-	if (ru_num(t, "rail", &rail))
-		fprintf(f, " rail %.0f", rail);
-	if (ru_str(t, "netdev")) {
-		fputs(" netdev ", f);
-		esc(f, ru_str(t, "netdev"));
-	}
-	if (ru_str(t, "device")) {
-		fputs(" device ", f);
-		esc(f, ru_str(t, "device"));
-	}
-	fputs("</td>", f);
-}
-
-static void html_when(FILE *f, const json_t *fault, const char *ms_key, const char *at_key,
-		      const char *never)
-{
-	fputs("<td>", f);
-	if (!ru_when(f, fault, ms_key, at_key, &html_markup)) {
-		if (!strcmp(ms_key, "injected_ms") && ru_str(fault, "error")) {
-			fputs("not injected: ", f);
-			esc(f, ru_str(fault, "error"));
-		} else {
-			fputs(never, f);
-		}
-	}
-	fputs("</td>", f);
-}
-
-static void html_actions(FILE *f, const json_t *r)
-{
-	const json_t *faults = ru_get(r, "faults"), *ft;
-	char b1[32], b2[32];
-	size_t i;
-
-	fputs("<section id=\"actions\">\n<h2>Actions</h2>\n", f);
-	if (!json_array_size(faults)) {
-		fputs("<p>No fault was recorded.</p>\n</section>\n", f);
-		return;
-	}
-	fputs("<p>Times count from the workload start on the coordinator's clock.</p>\n"
-	      "<table class=\"actions\">\n<tr><th>Fault</th><th>Injector</th><th>Target</th>"
-	      "<th>Params</th><th>Planned</th><th>Injected</th><th>Reverted</th></tr>\n",
-	      f);
-	json_array_foreach(faults, i, ft) {
-		fputs("<tr>", f);
-		td(f, ru_str(ft, "id"));
-		td(f, ru_str(ft, "injector"));
-		html_target(f, ru_get(ft, "target"));
-		fputs("<td>", f);
-		ru_params(f, ru_get(ft, "params"), &html_markup);
-		fputs("</td>", f);
-		fprintf(f, "<td>at %s ms for %s ms</td>",
-			ru_num_text(ft, "at_ms", 0, b1, sizeof(b1)),
-			ru_num_text(ft, "duration_ms", 0, b2, sizeof(b2)));
-		html_when(f, ft, "injected_ms", "injected_at", "not injected");
-		html_when(f, ft, "reverted_ms", "reverted_at", "not reverted");
-		fputs("</tr>\n", f);
-	}
-	fputs("</table>\n<ul>\n", f);
-	ru_fault_notes(f, faults, &html_markup);
-	fputs("</ul>\n</section>\n", f);
-}
-
 static const char *const html_results_td[] = {
     [RU_RESULT_OK] = "<td class=\"ok\">ok</td>",
     [RU_RESULT_INCONCLUSIVE] = "<td class=\"warn\">inconclusive</td>",
@@ -1355,69 +1267,6 @@ static void html_results(FILE *f, const json_t *r)
 	fputs("</p>\n</section>\n", f);
 }
 
-static void html_throughput(FILE *f, const json_t *r)
-{
-	const json_t *w = ru_get(r, "workload"), *win = ru_get(w, "baseline.window_ms");
-	char b[3][32];
-
-	fprintf(f,
-		"<section id=\"throughput\">\n<h2>Throughput</h2>\n<table class=\"throughput\">\n"
-		"<tr><th>Before (baseline)</th><th>During faults</th><th>After</th></tr>\n"
-		"<tr><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-		"<td class=\"num\">%s</td></tr>\n</table>\n",
-		mbps_cell(w, "throughput.before_mbps", b[0], sizeof(b[0])),
-		mbps_cell(w, "throughput.during_mbps", b[1], sizeof(b[1])),
-		mbps_cell(w, "throughput.after_mbps", b[2], sizeof(b[2])));
-	if (!json_is_object(ru_get(w, "baseline"))) {
-		fputs("<p>No baseline was measured.</p>\n</section>\n", f);
-		return;
-	}
-	fputs("<p>", f);
-	ru_baseline(f, w);
-	if (json_array_size(win) == 2 && json_is_number(json_array_get(win, 0)) &&
-	    json_is_number(json_array_get(win, 1)))
-		fprintf(f, " in %.0f-%.0f ms", json_number_value(json_array_get(win, 0)),
-			json_number_value(json_array_get(win, 1)));
-	fputs(".", f);
-	ru_workload(f, w, &html_markup);
-	fputs("</p>\n</section>\n", f);
-}
-
-static void html_cleanup(FILE *f, const json_t *r)
-{
-	const json_t *c = ru_get(r, "cleanup"), *acts = ru_get(c, "actions"), *a;
-	/* here a null cleanup counts as none recorded (report.md: not verified) */
-	enum ru_cleanup state = ru_cleanup_of(json_is_null(c) ? NULL : c);
-	size_t i;
-
-	fprintf(f, "<section id=\"cleanup\">\n<h2>Cleanup</h2>\n<p%s>%s</p>\n",
-		state == RU_CLEANUP_VERIFIED ? "" : " class=\"bad\"", ru_cleanup_text[state]);
-	if (json_array_size(acts)) {
-		fputs("<table class=\"cleanup\">\n<tr><th>Node</th><th>Fault</th><th>Action</th>"
-		      "<th>Verified</th></tr>\n",
-		      f);
-		json_array_foreach(acts, i, a) {
-			fputs("<tr>", f);
-			if (json_is_string(a)) {
-				fputs("<td>" RU_DASH "</td><td>" RU_DASH "</td>", f);
-				td(f, json_string_value(a));
-				fputs("<td>" RU_DASH "</td></tr>\n", f);
-				continue;
-			}
-			td(f, ru_str(a, "node"));
-			td(f, ru_str(a, "fault_id"));
-			td(f, ru_str(a, "action"));
-			fputs(json_is_true(ru_get(a, "verified"))    ? "<td class=\"ok\">yes</td>"
-			      : json_is_false(ru_get(a, "verified")) ? "<td class=\"bad\">no</td>"
-								     : "<td>" RU_DASH "</td>",
-			      f);
-			fputs("</tr>\n", f);
-		}
-		fputs("</table>\n", f);
-	}
-	fputs("</section>\n", f);
-}
-
 static void html_action_items(FILE *f, const json_t *r)
 {
 	const json_t *items = ru_get(r, "action_items"), *a;
@@ -1469,13 +1318,13 @@ static int emit_html(FILE *f, const void *arg)
 	html_summary(f, r);
 	html_goal(f, r);
 	html_environment(f, r);
-	html_actions(f, r);
+	rw_actions(f, r, &html_walk);
 	html_results(f, r);
 	html_alerts(f, r);
 	rw_integrity(f, r, &html_walk);
-	html_throughput(f, r);
+	rw_throughput(f, r, &html_walk);
 	rw_anomalies(f, r, &html_walk);
-	html_cleanup(f, r);
+	rw_cleanup(f, r, &html_walk);
 	rw_safety(f, r, &html_walk);
 	html_action_items(f, r);
 	fputs("<footer>\n<p class=\"note\">", f);

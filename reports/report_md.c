@@ -8,7 +8,6 @@
  * report): the writer then prints "—" or a sentence, never crashes.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,8 +51,6 @@ static const char *verdict_mark(const char *v)
 
 /* Prose: its data as it is. */
 static const struct ru_markup md_prose = {ru_put_raw, {"- ", "\n"}, {"**", "**"}, {"`", "`"}};
-/* List items whose data is escaped as in a table cell (the notes under the actions). */
-static const struct ru_markup md_cells = {cell, {"- ", "\n"}, {"**", "**"}, {"`", "`"}};
 
 /* "## Title" and a blank line; markdown has no ids. */
 static void md_section(FILE *f, const char *id, const char *title)
@@ -426,90 +423,6 @@ static void md_environment(FILE *f, const json_t *r)
 	md_env_clock(f, r);
 }
 
-/* Appends to buf (len bytes, off used); a full buffer keeps what fit, never writes past it. */
-static void md_append(char *buf, size_t len, size_t *off, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void md_append(char *buf, size_t len, size_t *off, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*off >= len - 1)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf + *off, len - *off, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*off = *off + (size_t)n >= len ? len - 1 : *off + (size_t)n;
-}
-
-static void md_target(FILE *f, const json_t *t)
-{
-	char buf[256];
-	size_t off = 0;
-	double rail;
-
-	if (!json_is_object(t)) {
-		fputs(RU_DASH, f);
-		return;
-	}
-	buf[0] = '\0';
-	md_append(buf, sizeof(buf), &off, "%s", ru_str(t, "node") ?: "?");
-	if (ru_str(t, "workload"))
-		md_append(buf, sizeof(buf), &off, " workload %s", ru_str(t, "workload"));
-	if (ru_num(t, "rail", &rail))
-		md_append(buf, sizeof(buf), &off, " rail %.0f", rail);
-	if (ru_str(t, "netdev"))
-		md_append(buf, sizeof(buf), &off, " netdev %s", ru_str(t, "netdev"));
-	if (ru_str(t, "device"))
-		md_append(buf, sizeof(buf), &off, " device %s", ru_str(t, "device"));
-	cell(f, buf);
-}
-
-static void md_actions(FILE *f, const json_t *r)
-{
-	const json_t *faults = ru_get(r, "faults"), *ft;
-	char b1[32], b2[32];
-	size_t i;
-
-	fputs("## Actions\n\n", f);
-	if (!json_array_size(faults)) {
-		fputs("No fault was recorded.\n\n", f);
-		return;
-	}
-	fputs("Times count from the workload start on the coordinator's clock.\n\n", f);
-	fputs("| Fault | Injector | Target | Params | Planned | Injected | Reverted |\n", f);
-	fputs("| --- | --- | --- | --- | --- | --- | --- |\n", f);
-	json_array_foreach(faults, i, ft) {
-		const json_t *params = ru_get(ft, "params");
-
-		fputs("| ", f);
-		cell(f, ru_str(ft, "id"));
-		fputs(" | ", f);
-		cell(f, ru_str(ft, "injector"));
-		fputs(" | ", f);
-		md_target(f, ru_get(ft, "target"));
-		fputs(" | ", f);
-		ru_params(f, params, &md_cells);
-		fprintf(f, " | at %s ms for %s ms | ", ru_num_text(ft, "at_ms", 0, b1, sizeof(b1)),
-			ru_num_text(ft, "duration_ms", 0, b2, sizeof(b2)));
-		if (!ru_num(ft, "injected_ms", &(double){0}) && ru_str(ft, "error")) {
-			fputs("not injected: ", f);
-			cell(f, ru_str(ft, "error"));
-		} else if (!ru_when(f, ft, "injected_ms", "injected_at", &md_prose)) {
-			fputs("not injected", f);
-		}
-		fputs(" | ", f);
-		if (!ru_when(f, ft, "reverted_ms", "reverted_at", &md_prose))
-			fputs("not reverted", f);
-		fputs(" |\n", f);
-	}
-	fputs("\n", f);
-	if (ru_fault_notes(f, faults, &md_cells))
-		fputs("\n", f);
-}
-
 static void md_measure(FILE *f, const json_t *m, const char *absent)
 {
 	const char *why;
@@ -649,68 +562,6 @@ static void md_results(FILE *f, const json_t *r)
 	fputs("\nEach cell is measured / allowed. ", f);
 	ru_results_note(f, r);
 	fputs("\n\n", f);
-}
-
-static void md_throughput(FILE *f, const json_t *r)
-{
-	const json_t *w = ru_get(r, "workload");
-	char b[3][32];
-	double from, to;
-
-	fputs("## Throughput\n\n", f);
-	fputs("| Before (baseline) | During faults | After |\n| --- | --- | --- |\n", f);
-	fprintf(f, "| %s MB/s | %s MB/s | %s MB/s |\n\n",
-		ru_num_text(w, "throughput.before_mbps", 1, b[0], sizeof(b[0])),
-		ru_num_text(w, "throughput.during_mbps", 1, b[1], sizeof(b[1])),
-		ru_num_text(w, "throughput.after_mbps", 1, b[2], sizeof(b[2])));
-	if (!ru_get(w, "baseline")) {
-		fputs("No baseline was measured.\n\n", f);
-		return;
-	}
-	ru_baseline(f, w);
-	from = json_number_value(json_array_get(ru_get(w, "baseline.window_ms"), 0));
-	to = json_number_value(json_array_get(ru_get(w, "baseline.window_ms"), 1));
-	if (json_array_size(ru_get(w, "baseline.window_ms")) == 2)
-		fprintf(f, " in %.0f-%.0f ms", from, to);
-	fputs(".", f);
-	ru_workload(f, w, &md_prose);
-	fputs("\n\n", f);
-}
-
-static void md_cleanup(FILE *f, const json_t *r)
-{
-	const json_t *c = ru_get(r, "cleanup"), *acts = ru_get(c, "actions"), *a;
-	enum ru_cleanup state = ru_cleanup_of(c);
-	size_t i;
-
-	fputs("## Cleanup\n\n", f);
-	if (state == RU_CLEANUP_UNVERIFIED)
-		fprintf(f, "**%s**\n\n", ru_cleanup_text[state]);
-	else
-		fprintf(f, "%s\n\n", ru_cleanup_text[state]);
-	if (!json_array_size(acts))
-		return;
-	fputs("The revert steps, as performed and checked:\n\n", f);
-	fputs("| Node | Fault | Action | Verified |\n| --- | --- | --- | --- |\n", f);
-	json_array_foreach(acts, i, a) {
-		if (json_is_string(a)) {
-			fputs("| — | — | ", f);
-			cell(f, json_string_value(a));
-			fputs(" | — |\n", f);
-			continue;
-		}
-		fputs("| ", f);
-		cell(f, ru_str(a, "node"));
-		fputs(" | ", f);
-		cell(f, ru_str(a, "fault_id"));
-		fputs(" | ", f);
-		cell(f, ru_str(a, "action"));
-		fprintf(f, " | %s |\n",
-			json_is_true(ru_get(a, "verified"))    ? "✅"
-			: json_is_false(ru_get(a, "verified")) ? "❌"
-							       : RU_DASH);
-	}
-	fputs("\n", f);
 }
 
 /* One statistic of a phase's distribution: "812 ms", "not seen" (a trial never saw it), "—". */
@@ -877,14 +728,14 @@ static int emit_md(FILE *f, const void *arg)
 	md_summary(f, r);
 	md_goal(f, r);
 	md_environment(f, r);
-	md_actions(f, r);
+	rw_actions(f, r, &md_markup);
 	md_results(f, r);
 	md_alerts(f, r);
 	md_trials(f, r);
 	rw_integrity(f, r, &md_markup);
-	md_throughput(f, r);
+	rw_throughput(f, r, &md_markup);
 	rw_anomalies(f, r, &md_markup);
-	md_cleanup(f, r);
+	rw_cleanup(f, r, &md_markup);
 	rw_safety(f, r, &md_markup);
 	md_owners(f, r);
 	md_action_items(f, r);

@@ -36,6 +36,41 @@ static void table(FILE *f, const struct rw_markup *m, const char *cls, ...)
 	m->table(f, cls, heads);
 }
 
+/* A cell holding data s, escaped; RU_DASH for none. */
+static void td(FILE *f, const struct rw_markup *m, const char *cls, const char *s)
+{
+	m->cell(f, cls);
+	m->cells.put(f, s);
+	fputs(m->cell_end, f);
+}
+
+/* A cell of literal text, printf-style. */
+static void td_fmt(FILE *f, const struct rw_markup *m, const char *cls, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void td_fmt(FILE *f, const struct rw_markup *m, const char *cls, const char *fmt, ...)
+{
+	va_list ap;
+
+	m->cell(f, cls);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputs(m->cell_end, f);
+}
+
+/* The cell classes of the results. */
+static const char *const result_cls[] = {
+    [RU_RESULT_OK] = "ok", [RU_RESULT_INCONCLUSIVE] = "warn", [RU_RESULT_NOT_OK] = "bad"};
+
+/* A cell with a result's mark: md a sign, HTML word in a cell of the result's class. */
+static void td_mark(FILE *f, const struct rw_markup *m, enum ru_result res, const char *word)
+{
+	m->cell(f, result_cls[res]);
+	m->mark(f, res, word);
+	fputs(m->cell_end, f);
+}
+
 /* ---- sections ------------------------------------------------------------- */
 
 /* One count of the workload's integrity; " (at most N)" when limited and expect sets N. */
@@ -101,5 +136,182 @@ void rw_safety(FILE *f, const json_t *r, const struct rw_markup *m)
 	fputs(m->list.on, f);
 	ru_safety_items(f, s, &m->prose);
 	fputs(m->list.off, f);
+	fputs(m->section_end, f);
+}
+
+/* "10.1 MB/s", or RU_DASH. */
+static const char *mbps(const json_t *w, const char *path, char *buf, size_t len)
+{
+	double v;
+
+	if (!ru_num(w, path, &v))
+		return RU_DASH;
+	snprintf(buf, len, "%.1f MB/s", v);
+	return buf;
+}
+
+void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *w = ru_get(r, "workload"), *win = ru_get(w, "baseline.window_ms");
+	char b[32];
+
+	m->section(f, "throughput", "Throughput");
+	table(f, m, "throughput", "Before (baseline)", "During faults", "After", NULL);
+	fputs(m->row.on, f);
+	td_fmt(f, m, "num", "%s", mbps(w, "throughput.before_mbps", b, sizeof(b)));
+	td_fmt(f, m, "num", "%s", mbps(w, "throughput.during_mbps", b, sizeof(b)));
+	td_fmt(f, m, "num", "%s", mbps(w, "throughput.after_mbps", b, sizeof(b)));
+	fputs(m->row.off, f);
+	fputs(m->table_end, f);
+	if (!json_is_object(ru_get(w, "baseline"))) {
+		para(f, m, "No baseline was measured.");
+		fputs(m->section_end, f);
+		return;
+	}
+	fputs(m->para.on, f);
+	ru_baseline(f, w);
+	if (json_array_size(win) == 2 && json_is_number(json_array_get(win, 0)) &&
+	    json_is_number(json_array_get(win, 1)))
+		fprintf(f, " in %.0f-%.0f ms", json_number_value(json_array_get(win, 0)),
+			json_number_value(json_array_get(win, 1)));
+	fputs(".", f);
+	ru_workload(f, w, &m->prose);
+	fputs(m->para.off, f);
+	fputs(m->section_end, f);
+}
+
+/* One revert step: a string (an older report) or {node, fault_id, action, verified}. */
+static void cleanup_row(FILE *f, const json_t *a, const struct rw_markup *m)
+{
+	fputs(m->row.on, f);
+	if (json_is_string(a)) {
+		td(f, m, NULL, NULL);
+		td(f, m, NULL, NULL);
+		td(f, m, NULL, json_string_value(a));
+		td(f, m, NULL, NULL);
+		fputs(m->row.off, f);
+		return;
+	}
+	td(f, m, NULL, ru_str(a, "node"));
+	td(f, m, NULL, ru_str(a, "fault_id"));
+	td(f, m, NULL, ru_str(a, "action"));
+	if (json_is_true(ru_get(a, "verified")))
+		td_mark(f, m, RU_RESULT_OK, "yes");
+	else if (json_is_false(ru_get(a, "verified")))
+		td_mark(f, m, RU_RESULT_NOT_OK, "no");
+	else
+		td(f, m, NULL, NULL);
+	fputs(m->row.off, f);
+}
+
+/* A null cleanup counts as none recorded; anything short of verified stands out. */
+void rw_cleanup(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *c = ru_get(r, "cleanup"), *acts = ru_get(c, "actions"), *a;
+	enum ru_cleanup state = ru_cleanup_of(json_is_null(c) ? NULL : c);
+	const struct ru_wrap *p = state == RU_CLEANUP_VERIFIED ? &m->para : &m->bad_para;
+	size_t i;
+
+	m->section(f, "cleanup", "Cleanup");
+	fprintf(f, "%s%s%s", p->on, ru_cleanup_text[state], p->off);
+	if (json_array_size(acts)) {
+		para(f, m, "The revert steps, as performed and checked:");
+		table(f, m, "cleanup", "Node", "Fault", "Action", "Verified", NULL);
+		json_array_foreach(acts, i, a)
+			cleanup_row(f, a, m);
+		fputs(m->table_end, f);
+	}
+	fputs(m->section_end, f);
+}
+
+/* "node-b workload stream rail 0 netdev rail0 device rxe_rail0": what a fault touched. */
+static void target_td(FILE *f, const json_t *t, const struct rw_markup *m)
+{
+	static const char *const parts[] = {"workload", "netdev", "device"};
+	double rail;
+	size_t i;
+
+	m->cell(f, NULL);
+	if (!json_is_object(t)) {
+		fputs(RU_DASH, f);
+		fputs(m->cell_end, f);
+		return;
+	}
+	m->cells.put(f, ru_str(t, "node") ?: "?");
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		if (i == 1 && ru_num(t, "rail", &rail))
+			fprintf(f, " rail %.0f", rail);
+		if (!ru_str(t, parts[i]))
+			continue;
+		fprintf(f, " %s ", parts[i]);
+		m->cells.put(f, ru_str(t, parts[i]));
+	}
+	fputs(m->cell_end, f);
+}
+
+/* When a fault was injected or reverted, or why it was not. */
+static void when_td(FILE *f, const json_t *ft, bool injected, const struct rw_markup *m)
+{
+	m->cell(f, NULL);
+	if (injected && !ru_when(f, ft, "injected_ms", "injected_at", &m->cells)) {
+		fputs("not injected", f);
+		if (ru_str(ft, "error")) {
+			fputs(": ", f);
+			m->cells.put(f, ru_str(ft, "error"));
+		}
+	} else if (!injected && !ru_when(f, ft, "reverted_ms", "reverted_at", &m->cells)) {
+		fputs("not reverted", f);
+	}
+	fputs(m->cell_end, f);
+}
+
+/* Whether ru_fault_notes has anything to say about faults. */
+static bool has_fault_notes(const json_t *faults)
+{
+	const json_t *ft;
+	size_t i;
+
+	json_array_foreach(faults, i, ft)
+		if (ru_get(ft, "pfc") || ru_str(ft, "note"))
+			return true;
+	return false;
+}
+
+void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *faults = ru_get(r, "faults"), *ft;
+	char b1[32], b2[32];
+	size_t i;
+
+	m->section(f, "actions", "Actions");
+	if (!json_array_size(faults)) {
+		para(f, m, "No fault was recorded.");
+		fputs(m->section_end, f);
+		return;
+	}
+	para(f, m, "Times count from the workload start on the coordinator's clock.");
+	table(f, m, "actions", "Fault", "Injector", "Target", "Params", "Planned", "Injected",
+	      "Reverted", NULL);
+	json_array_foreach(faults, i, ft) {
+		fputs(m->row.on, f);
+		td(f, m, NULL, ru_str(ft, "id"));
+		td(f, m, NULL, ru_str(ft, "injector"));
+		target_td(f, ru_get(ft, "target"), m);
+		m->cell(f, NULL);
+		ru_params(f, ru_get(ft, "params"), &m->cells);
+		fputs(m->cell_end, f);
+		td_fmt(f, m, NULL, "at %s ms for %s ms",
+		       ru_num_text(ft, "at_ms", 0, b1, sizeof(b1)),
+		       ru_num_text(ft, "duration_ms", 0, b2, sizeof(b2)));
+		when_td(f, ft, true, m);
+		when_td(f, ft, false, m);
+		fputs(m->row.off, f);
+	}
+	fputs(m->table_end, f);
+	if (has_fault_notes(faults)) {
+		fputs(m->list.on, f);
+		ru_fault_notes(f, faults, &m->cells);
+		fputs(m->list.off, f);
+	}
 	fputs(m->section_end, f);
 }

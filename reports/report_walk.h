@@ -45,6 +45,9 @@ struct rw_markup {
  */
 void rw_integrity(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_anomalies(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_cleanup(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_safety(FILE *f, const json_t *r, const struct rw_markup *m);
 
 #endif
