@@ -1194,55 +1194,6 @@ static void html_failback_row(FILE *f, const json_t *ft)
 	fputs("</tr>\n", f);
 }
 
-/* Alert coverage: each fault x expected alert, then the alerts nobody expected. */
-static void html_alerts(FILE *f, const json_t *r)
-{
-	const json_t *a = ru_get(r, "alerts"), *row;
-	char b1[32], b2[32];
-	double v;
-	size_t i;
-
-	if (!json_is_object(a))
-		return;
-	fputs("<section id=\"alerts\">\n<h2>Alerts</h2>\n", f);
-	if (json_array_size(ru_get(a, "coverage"))) {
-		fputs("<table class=\"alerts\">\n<tr><th>Fault</th><th>Alert</th><th>Fired (after "
-		      "injection)</th><th>Resolved (after revert)</th><th>Result</th></tr>\n",
-		      f);
-		json_array_foreach(ru_get(a, "coverage"), i, row) {
-			fputs("<tr><td>", f);
-			esc(f, ru_str(row, "fault"));
-			fputs("</td><td>", f);
-			esc(f, ru_str(row, "alert"));
-			fputs("</td><td>", f);
-			esc(f, ru_str(row, "status"));
-			fprintf(f, ": %s / %s</td><td>",
-				ru_num(row, "fired_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1))
-							    : RU_DASH,
-				ru_num(row, "fire_within_ms", &v) ? ru_fmt_ms(v, b2, sizeof(b2))
-								  : RU_DASH);
-			esc(f, ru_str(row, "resolve"));
-			fprintf(
-			    f, ": %s / %s</td><td>%s</td></tr>\n",
-			    ru_num(row, "resolved_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1)) : RU_DASH,
-			    ru_num(row, "resolve_within_ms", &v) ? ru_fmt_ms(v, b2, sizeof(b2))
-								 : "not checked",
-			    json_is_true(ru_get(row, "ok")) ? "ok" : "<b class=\"bad\">not ok</b>");
-		}
-		fputs("</table>\n", f);
-	}
-	fputs("<p>Alerts nobody expected: ", f);
-	if (!json_array_size(ru_get(a, "unexpected")))
-		fputs("none.", f);
-	json_array_foreach(ru_get(a, "unexpected"), i, row) {
-		fputs(i ? ", " : "", f);
-		esc(f, ru_str(row, "alert"));
-		fprintf(f, " (first at %s)",
-			ru_num(row, "first_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1)) : RU_DASH);
-	}
-	fputs("</p>\n</section>\n", f);
-}
-
 static void html_results(FILE *f, const json_t *r)
 {
 	const json_t *faults = ru_get(r, "faults"), *ft;
@@ -1320,7 +1271,7 @@ static int emit_html(FILE *f, const void *arg)
 	html_environment(f, r);
 	rw_actions(f, r, &html_walk);
 	html_results(f, r);
-	html_alerts(f, r);
+	rw_alerts(f, r, &html_walk);
 	rw_integrity(f, r, &html_walk);
 	rw_throughput(f, r, &html_walk);
 	rw_anomalies(f, r, &html_walk);

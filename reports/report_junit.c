@@ -9,6 +9,7 @@
  * output depends on the report alone, so it is byte-for-byte reproducible.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -801,37 +802,41 @@ static int guard_cases(json_t *cases, const json_t *report, const char *cls)
 	return ret;
 }
 
+/* A time of an alert for a junit message: 0 when missing, as before there was ru_alert. */
+static double alert_ms(double ms)
+{
+	return isnan(ms) ? 0 : ms;
+}
+
 /* One case per fault x expected alert (report.alerts.coverage): fired and resolved in time. */
 static int alert_cases(json_t *cases, const json_t *report, const char *cls)
 {
 	const json_t *row;
-	double v;
+	struct ru_alert a;
 	size_t i;
 	int ret = 0;
 
 	json_array_foreach(ru_get(report, "alerts.coverage"), i, row) {
 		struct sbuf name = {0}, msg = {0}, out = {0};
-		const char *status = ru_str(row, "status") ?: "?";
-		const char *resolve = ru_str(row, "resolve") ?: "?";
-		bool ok = json_is_true(ru_get(row, "ok"));
+		const char *status, *resolve;
 
-		sb_printf(&name, "%s alert %s", ru_str(row, "fault") ?: "?",
-			  ru_str(row, "alert") ?: "?");
+		ru_alert_of(row, &a);
+		status = a.status ?: "?";
+		resolve = a.resolve ?: "?";
+		sb_printf(&name, "%s alert %s", a.fault ?: "?", a.alert ?: "?");
 		if (!strcmp(status, "missed"))
 			sb_printf(&msg, "alert missed: no notification within %.0f ms",
-				  ru_num(row, "fire_within_ms", &v) ? v : 0);
+				  alert_ms(a.fire_within_ms));
 		else if (!strcmp(status, "late"))
 			sb_printf(&msg, "alert late: notified %.0f ms > %.0f ms",
-				  ru_num(row, "fired_ms", &v) ? v : 0,
-				  ru_num(row, "fire_within_ms", &v) ? v : 0);
-		else if (!ok)
+				  alert_ms(a.fired_ms), alert_ms(a.fire_within_ms));
+		else if (!a.ok)
 			sb_printf(&msg, "alert %s: resolved %s (allowed %.0f ms after the revert)",
-				  status, resolve, ru_num(row, "resolve_within_ms", &v) ? v : 0);
-		sb_printf(&out, "%s %s, resolve %s\n", ru_str(row, "alert") ?: "?", status,
-			  resolve);
+				  status, resolve, alert_ms(a.resolve_within_ms));
+		sb_printf(&out, "%s %s, resolve %s\n", a.alert ?: "?", status, resolve);
 		ret = name.oom ? -ENOMEM
-			       : add_case(cases, cls, name.s, -1, ok ? "pass" : "failure",
-					  ok ? NULL : "alert", &msg, NULL, &out);
+			       : add_case(cases, cls, name.s, -1, a.ok ? "pass" : "failure",
+					  a.ok ? NULL : "alert", &msg, NULL, &out);
 		free(name.s);
 		free(msg.s);
 		free(out.s);

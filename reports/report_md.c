@@ -465,75 +465,6 @@ static void md_failback(FILE *f, const json_t *fb)
 	}
 }
 
-/* Alert coverage: each fault x expected alert, then the alerts nobody expected. */
-static void md_alerts(FILE *f, const json_t *r)
-{
-	const json_t *a = ru_get(r, "alerts"), *row;
-	char b1[32], b2[32];
-	double v;
-	size_t i;
-
-	if (!json_is_object(a))
-		return;
-	fputs("## Alerts\n\n", f);
-	if (ru_str(a, "receiver")) {
-		double unauth = ru_num(a, "unauthorized", &v) ? v : 0;
-		double dropped = ru_num(a, "dropped", &v) ? v : 0;
-
-		fprintf(f, "Notifications received at `%s`: %.0f (refused %.0f",
-			ru_str(a, "receiver"), ru_num(a, "notifications", &v) ? v : 0,
-			ru_num(a, "refused", &v) ? v : 0);
-		if (unauth > 0)
-			fprintf(f, "; %.0f without the receiver's token, not trusted", unauth);
-		if (dropped > 0)
-			fprintf(f, "; %.0f alerts dropped, the queue was full", dropped);
-		if (ru_num(a, "timed_out", &v) && v > 0)
-			fprintf(f, "; %.0f connections cut, too slow to send a request", v);
-		fputs(").\n\n", f);
-	}
-	if (json_array_size(ru_get(a, "coverage"))) {
-		fputs(
-		    "| Fault | Alert | Fired (after injection) | Resolved (after revert) | Result "
-		    "|\n| --- | --- | --- | --- | --- |\n",
-		    f);
-		json_array_foreach(ru_get(a, "coverage"), i, row) {
-			fputs("| ", f);
-			cell(f, ru_str(row, "fault"));
-			fputs(" | ", f);
-			cell(f, ru_str(row, "alert"));
-			fprintf(f, " | %s: %s / %s", ru_str(row, "status") ?: "?",
-				ru_num(row, "fired_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1))
-							    : RU_DASH,
-				ru_num(row, "fire_within_ms", &v) ? ru_fmt_ms(v, b2, sizeof(b2))
-								  : RU_DASH);
-			fprintf(f, " | %s: %s / %s | %s |\n", ru_str(row, "resolve") ?: "?",
-				ru_num(row, "resolved_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1))
-							       : RU_DASH,
-				ru_num(row, "resolve_within_ms", &v) ? ru_fmt_ms(v, b2, sizeof(b2))
-								     : "not checked",
-				json_is_true(ru_get(row, "ok")) ? "✅" : "❌");
-		}
-		fputs(
-		    "\nFired counts from the injection to the firing notification reaching the "
-		    "coordinator; resolved, from the revert to the resolved notification. A missed "
-		    "or late alert fails the drill: the on-call would not have been told in "
-		    "time.\n\n",
-		    f);
-	}
-	if (json_array_size(ru_get(a, "unexpected"))) {
-		fputs("Alerts nobody expected (noise):\n\n", f);
-		json_array_foreach(ru_get(a, "unexpected"), i, row)
-			fprintf(f, "- %s: first at %s, %.0f notification(s)\n",
-				ru_str(row, "alert") ?: "?",
-				ru_num(row, "first_ms", &v) ? ru_fmt_ms(v, b1, sizeof(b1))
-							    : RU_DASH,
-				ru_num(row, "notifications", &v) ? v : 0);
-		fputc('\n', f);
-	} else {
-		fputs("No alert fired that nobody expected.\n\n", f);
-	}
-}
-
 static void md_results(FILE *f, const json_t *r)
 {
 	const json_t *faults = ru_get(r, "faults"), *ft;
@@ -730,7 +661,7 @@ static int emit_md(FILE *f, const void *arg)
 	md_environment(f, r);
 	rw_actions(f, r, &md_markup);
 	md_results(f, r);
-	md_alerts(f, r);
+	rw_alerts(f, r, &md_markup);
 	md_trials(f, r);
 	rw_integrity(f, r, &md_markup);
 	rw_throughput(f, r, &md_markup);

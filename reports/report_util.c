@@ -379,6 +379,32 @@ const char ru_integrity_note[] = "Lost: acknowledged to the client but never rec
 				 "the server. Duplicates are expected after a failover (the "
 				 "client resends what was in flight).";
 
+/* The number at path, or NAN. */
+static double num_or_nan(const json_t *o, const char *path)
+{
+	double v;
+
+	return ru_num(o, path, &v) ? v : NAN;
+}
+
+void ru_alert_of(const json_t *row, struct ru_alert *a)
+{
+	a->fault = ru_str(row, "fault");
+	a->alert = ru_str(row, "alert");
+	a->status = ru_str(row, "status");
+	a->resolve = ru_str(row, "resolve");
+	a->fired_ms = num_or_nan(row, "fired_ms");
+	a->fire_within_ms = num_or_nan(row, "fire_within_ms");
+	a->resolved_ms = num_or_nan(row, "resolved_ms");
+	a->resolve_within_ms = num_or_nan(row, "resolve_within_ms");
+	a->ok = ru_true(row, "ok");
+}
+
+const char *ru_alert_ms(double ms, const char *none, char *buf, size_t len)
+{
+	return isnan(ms) ? none : ru_fmt_ms(ms, buf, len);
+}
+
 void ru_baseline(FILE *f, const json_t *w)
 {
 	char b[3][32];

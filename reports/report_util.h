@@ -142,6 +142,19 @@ void ru_failback_why(const json_t *fb, char *buf, size_t len);
 extern const char ru_integrity_unknown[];
 extern const char ru_integrity_note[];
 
+/*
+ * One row of alerts.coverage, a fault x an alert the scenario expects, as
+ * every writer reads it: strings NULL and times NAN when missing.
+ */
+struct ru_alert {
+	const char *fault, *alert, *status, *resolve;
+	double fired_ms, fire_within_ms, resolved_ms, resolve_within_ms;
+	bool ok;
+};
+void ru_alert_of(const json_t *row, struct ru_alert *a);
+/* A time of ru_alert as ru_fmt_ms writes it, in buf; none when it is NAN. */
+const char *ru_alert_ms(double ms, const char *none, char *buf, size_t len);
+
 /* "Baseline: 10.1 MB/s mean, p50 latency 12 µs, over 30 samples" of workload w. */
 void ru_baseline(FILE *f, const json_t *w);
 /* " Workload: stream a → b, 4096-byte messages, queue depth 16." when both ends are known. */

@@ -4,6 +4,7 @@
  * report JSON and written through the format's markup hooks (struct
  * rw_markup), so the two formats cannot drift apart in what they say.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -313,5 +314,89 @@ void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m)
 		ru_fault_notes(f, faults, &m->cells);
 		fputs(m->list.off, f);
 	}
+	fputs(m->section_end, f);
+}
+
+/* "Notifications received at `ADDR`: 3 (refused 0; ...)." */
+static void alert_receiver(FILE *f, const json_t *a, const struct rw_markup *m)
+{
+	double v, unauth = ru_num(a, "unauthorized", &v) ? v : 0;
+	double dropped = ru_num(a, "dropped", &v) ? v : 0;
+
+	fprintf(f, "%sNotifications received at %s", m->para.on, m->prose.code.on);
+	m->prose.put(f, ru_str(a, "receiver"));
+	fprintf(f, "%s: %.0f (refused %.0f", m->prose.code.off,
+		ru_num(a, "notifications", &v) ? v : 0, ru_num(a, "refused", &v) ? v : 0);
+	if (unauth > 0)
+		fprintf(f, "; %.0f without the receiver's token, not trusted", unauth);
+	if (dropped > 0)
+		fprintf(f, "; %.0f alerts dropped, the queue was full", dropped);
+	if (ru_num(a, "timed_out", &v) && v > 0)
+		fprintf(f, "; %.0f connections cut, too slow to send a request", v);
+	fprintf(f, ").%s", m->para.off);
+}
+
+/* One fault x expected alert: when it fired and resolved against what was allowed. */
+static void alert_row(FILE *f, const json_t *row, const struct rw_markup *m)
+{
+	char b1[32], b2[32];
+	struct ru_alert a;
+
+	ru_alert_of(row, &a);
+	fputs(m->row.on, f);
+	td(f, m, NULL, a.fault);
+	td(f, m, NULL, a.alert);
+	m->cell(f, NULL);
+	m->cells.put(f, a.status);
+	fprintf(f, ": %s / %s%s", ru_alert_ms(a.fired_ms, RU_DASH, b1, sizeof(b1)),
+		ru_alert_ms(a.fire_within_ms, RU_DASH, b2, sizeof(b2)), m->cell_end);
+	m->cell(f, NULL);
+	m->cells.put(f, a.resolve);
+	fprintf(f, ": %s / %s%s", ru_alert_ms(a.resolved_ms, RU_DASH, b1, sizeof(b1)),
+		ru_alert_ms(a.resolve_within_ms, "not checked", b2, sizeof(b2)), m->cell_end);
+	td_mark(f, m, a.ok ? RU_RESULT_OK : RU_RESULT_NOT_OK, a.ok ? "ok" : "not ok");
+	fputs(m->row.off, f);
+}
+
+/* Alert coverage: each fault x expected alert, then the alerts nobody expected. */
+void rw_alerts(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *a = ru_get(r, "alerts"), *row;
+	char b[32];
+	double v;
+	size_t i;
+
+	if (!json_is_object(a))
+		return;
+	m->section(f, "alerts", "Alerts");
+	if (ru_str(a, "receiver"))
+		alert_receiver(f, a, m);
+	if (json_array_size(ru_get(a, "coverage"))) {
+		table(f, m, "alerts", "Fault", "Alert", "Fired (after injection)",
+		      "Resolved (after revert)", "Result", NULL);
+		json_array_foreach(ru_get(a, "coverage"), i, row)
+			alert_row(f, row, m);
+		fputs(m->table_end, f);
+		para(
+		    f, m,
+		    "Fired counts from the injection to the firing notification reaching the "
+		    "coordinator; resolved, from the revert to the resolved notification. A missed "
+		    "or late alert fails the drill: the on-call would not have been told in time.");
+	}
+	if (!json_array_size(ru_get(a, "unexpected"))) {
+		para(f, m, "No alert fired that nobody expected.");
+		fputs(m->section_end, f);
+		return;
+	}
+	para(f, m, "Alerts nobody expected (noise):");
+	fputs(m->list.on, f);
+	json_array_foreach(ru_get(a, "unexpected"), i, row) {
+		fputs(m->prose.item.on, f);
+		m->cells.put(f, ru_str(row, "alert") ?: "?");
+		fprintf(f, ": first at %s, %.0f notification(s)%s",
+			ru_num(row, "first_ms", &v) ? ru_fmt_ms(v, b, sizeof(b)) : RU_DASH,
+			ru_num(row, "notifications", &v) ? v : 0, m->prose.item.off);
+	}
+	fputs(m->list.off, f);
 	fputs(m->section_end, f);
 }

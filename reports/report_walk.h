@@ -43,6 +43,7 @@ struct rw_markup {
  * missing or null. A section with nothing to say about an absent part of the
  * report (safety) writes nothing at all.
  */
+void rw_alerts(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_integrity(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_anomalies(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m);
