@@ -140,6 +140,7 @@ static const struct rw_markup html_walk = {
     .para = {"<p>", "</p>\n"},
     .bad_para = {"<p class=\"bad\">", "</p>\n"},
     .list = {"<ul>\n", "</ul>\n"},
+    .em = {"<i>", "</i>"},
     .table = html_table,
     .table_end = "</table>\n",
     .row = {"<tr>", "</tr>\n"},
@@ -1035,46 +1036,6 @@ static void html_summary(FILE *f, const json_t *r)
 	fputs("</p>\n</section>\n", f);
 }
 
-static void html_expectations(FILE *f, const json_t *r)
-{
-	const json_t *x = ru_get(r, "expect");
-	char b1[32], b2[32], b3[32];
-
-	if (!json_is_object(x))
-		return;
-	fprintf(f, "<li>Expected: detection within %s ms",
-		ru_num_text(x, "detection.within_ms", 0, b1, sizeof(b1)));
-	ru_expect_signals(f, x, &html_markup);
-	if (ru_get(x, "isolation.within_ms"))
-		fprintf(f, "; isolation within %s ms",
-			ru_num_text(x, "isolation.within_ms", 0, b1, sizeof(b1)));
-	if (json_is_object(ru_get(x, "recovery")))
-		fprintf(f,
-			"; throughput back to %s of the baseline within %s ms and held for %s ms",
-			ru_share(x, "recovery.throughput_ratio", "the set share", b2, sizeof(b2)),
-			ru_num_text(x, "recovery.within_ms", 0, b1, sizeof(b1)),
-			ru_num_text(x, "recovery.sustain_ms", 0, b3, sizeof(b3)));
-	ru_expect_limits(f, x);
-	fputs(".</li>\n", f);
-}
-
-static void html_goal(FILE *f, const json_t *r)
-{
-	const char *desc = ru_str(r, "scenario.description"), *owner = ru_str(r, "scenario.owner");
-
-	fputs("<section id=\"goal\">\n<h2>Goal</h2>\n<p>", f);
-	if (desc && *desc)
-		esc(f, desc);
-	else
-		fputs("<i>The scenario gives no description.</i>", f);
-	fputs("</p>\n<ul>\n<li>Owner: ", f);
-	esc(f, owner && *owner ? owner : "not named");
-	fputs("</li>\n", f);
-	ru_scenario_item(f, r, &html_markup);
-	html_expectations(f, r);
-	fputs("</ul>\n</section>\n", f);
-}
-
 static void html_env_row(FILE *f, const json_t *n, const json_t *dev, const json_t *port)
 {
 	char b1[32], b2[32];
@@ -1218,38 +1179,6 @@ static void html_results(FILE *f, const json_t *r)
 	fputs("</p>\n</section>\n", f);
 }
 
-static void html_action_items(FILE *f, const json_t *r)
-{
-	const json_t *items = ru_get(r, "action_items"), *a;
-	size_t i;
-
-	fputs("<section id=\"action-items\">\n<h2>Action items</h2>\n", f);
-	if (!json_array_size(items)) {
-		fputs(json_is_array(items) ? "<p>None: nothing to follow up.</p>\n"
-					   : "<p>None recorded.</p>\n",
-		      f);
-		fputs("</section>\n", f);
-		return;
-	}
-	fputs("<table class=\"action-items\">\n<tr><th>Fault</th><th>Item</th><th>Because</th>"
-	      "</tr>\n",
-	      f);
-	json_array_foreach(items, i, a) {
-		fputs("<tr>", f);
-		if (json_is_string(a)) {
-			fputs("<td>" RU_DASH "</td>", f);
-			td(f, json_string_value(a));
-			fputs("<td>" RU_DASH "</td></tr>\n", f);
-			continue;
-		}
-		td(f, ru_str(a, "fault") ?: "all");
-		td(f, ru_str(a, "item"));
-		td(f, ru_str(a, "because"));
-		fputs("</tr>\n", f);
-	}
-	fputs("</table>\n</section>\n", f);
-}
-
 static int emit_html(FILE *f, const void *arg)
 {
 	const json_t *const *in = arg, *r = in[0], *events = in[1];
@@ -1267,17 +1196,19 @@ static int emit_html(FILE *f, const void *arg)
 	html_timeline_notes(f, &tl, r);
 	fputs("<main>\n", f);
 	html_summary(f, r);
-	html_goal(f, r);
+	rw_goal(f, r, &html_walk);
 	html_environment(f, r);
 	rw_actions(f, r, &html_walk);
 	html_results(f, r);
 	rw_alerts(f, r, &html_walk);
+	rw_trials(f, r, &html_walk);
 	rw_integrity(f, r, &html_walk);
 	rw_throughput(f, r, &html_walk);
 	rw_anomalies(f, r, &html_walk);
 	rw_cleanup(f, r, &html_walk);
 	rw_safety(f, r, &html_walk);
-	html_action_items(f, r);
+	rw_owners(f, r, &html_walk);
+	rw_action_items(f, r, &html_walk);
 	fputs("<footer>\n<p class=\"note\">", f);
 	ru_record(f, r, &html_markup);
 	fputs("</p>\n</footer>\n</main>\n</body>\n</html>\n", f);

@@ -99,6 +99,7 @@ static const struct rw_markup md_markup = {
     .para = {"", "\n\n"},
     .bad_para = {"**", "**\n\n"},
     .list = {"", "\n"},
+    .em = {"_", "_"},
     .table = md_table,
     .table_end = "\n",
     .row = {"|", "\n"},
@@ -163,57 +164,6 @@ static void md_summary(FILE *f, const json_t *r)
 	md_readiness(f, r);
 	ru_ran(f, r, &md_prose);
 	fputs("\n\n", f);
-}
-
-/* " (p90 over the trials)" for a threshold stated on a repeated fault's p50 or p90. */
-static void md_stat_of(FILE *f, const json_t *x, const char *phase)
-{
-	const char *st = ru_str(ru_get(x, phase), "stat");
-
-	if (st && strcmp(st, "max")) {
-		fputs(" (", f);
-		cell(f, st);
-		fputs(" over the trials)", f);
-	}
-}
-
-static void md_expectations(FILE *f, const json_t *r)
-{
-	const json_t *x = ru_get(r, "expect");
-	char b1[32], b2[32], b3[32];
-
-	if (!x)
-		return;
-	fprintf(f, "- Expected: detection within %s ms",
-		ru_num_text(x, "detection.within_ms", 0, b1, sizeof(b1)));
-	md_stat_of(f, x, "detection");
-	ru_expect_signals(f, x, &md_prose);
-	if (ru_get(x, "isolation.within_ms")) {
-		fprintf(f, "; isolation within %s ms",
-			ru_num_text(x, "isolation.within_ms", 0, b1, sizeof(b1)));
-		md_stat_of(f, x, "isolation");
-	}
-	if (ru_get(x, "recovery")) {
-		fprintf(f, "; throughput back to %s of the baseline within %s ms",
-			ru_share(x, "recovery.throughput_ratio", "the set share", b2, sizeof(b2)),
-			ru_num_text(x, "recovery.within_ms", 0, b1, sizeof(b1)));
-		md_stat_of(f, x, "recovery");
-		fprintf(f, " and held for %s ms",
-			ru_num_text(x, "recovery.sustain_ms", 0, b3, sizeof(b3)));
-	}
-	ru_expect_limits(f, x);
-	fputs(".\n", f);
-}
-
-static void md_goal(FILE *f, const json_t *r)
-{
-	const char *desc = ru_str(r, "scenario.description");
-
-	fputs("## Goal\n\n", f);
-	fprintf(f, "%s\n\n", desc && *desc ? desc : "_The scenario gives no description._");
-	ru_scenario_item(f, r, &md_prose);
-	md_expectations(f, r);
-	fputs("\n", f);
 }
 
 /* A "| a | b |" row's next cell: the text, or "—". */
@@ -495,147 +445,6 @@ static void md_results(FILE *f, const json_t *r)
 	fputs("\n\n", f);
 }
 
-/* One statistic of a phase's distribution: "812 ms", "not seen" (a trial never saw it), "—". */
-static void md_stat(FILE *f, const json_t *st, const char *key)
-{
-	char b[32];
-	double v;
-
-	if (ru_num(st, key, &v))
-		fputs(ru_fmt_ms(v, b, sizeof(b)), f);
-	else if (json_is_object(st))
-		fputs("not seen", f);
-	else
-		fputs(RU_DASH, f);
-}
-
-/* "rail0-down: 10 trials, every 30000 ms, at 20000, 50000, ... ms" */
-static void md_schedule(FILE *f, const json_t *r)
-{
-	const json_t *faults = ru_get(r, "schedule.faults"), *s, *at;
-	char b1[32], b2[32];
-	size_t i, k;
-
-	if (!json_array_size(faults))
-		return;
-	fprintf(f, "Schedule, from seed %s:\n\n",
-		ru_num_text(r, "schedule.seed", 0, b1, sizeof(b1)));
-	json_array_foreach(faults, i, s) {
-		fputs("- ", f);
-		cell(f, ru_str(s, "fault"));
-		fprintf(f, ": %s trials, ", ru_num_text(s, "count", 0, b1, sizeof(b1)));
-		if (ru_streq(ru_str(s, "kind"), "random"))
-			fprintf(f, "random gaps of %s-%s ms",
-				ru_num_text(s, "min_gap_ms", 0, b1, sizeof(b1)),
-				ru_num_text(s, "max_gap_ms", 0, b2, sizeof(b2)));
-		else
-			fprintf(f, "every %s ms", ru_num_text(s, "every_ms", 0, b1, sizeof(b1)));
-		if (json_array_size(ru_get(s, "at_ms"))) {
-			fputs(", at ", f);
-			json_array_foreach(ru_get(s, "at_ms"), k, at)
-				fprintf(f, "%s%.0f", k ? ", " : "", json_number_value(at));
-			fputs(" ms", f);
-		}
-		fputs("\n", f);
-	}
-	fputs("\n", f);
-}
-
-/* report["trials"] (repeat:, schedule:): each repeated fault's distribution per phase. */
-static void md_trials(FILE *f, const json_t *r)
-{
-	static const char *const phases[] = {"detection", "isolation", "recovery"};
-	const json_t *trials = ru_get(r, "trials"), *t, *st;
-	char b[32], path[48];
-	size_t i, k;
-
-	if (!json_array_size(trials))
-		return;
-	fputs("## Trials\n\n", f);
-	fputs("Each repeated fault's phases over its trials (nearest rank; a trial that never saw "
-	      "a phase counts as slower than any that did). Each trial's own measurements are in "
-	      "Results, one row per trial (FAULT#N).\n\n",
-	      f);
-	fputs("| Fault | Trials | Phase | Judged on | p50 | p90 | Max | Allowed | Result |\n", f);
-	fputs("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n", f);
-	json_array_foreach(trials, i, t) {
-		for (k = 0; k < sizeof(phases) / sizeof(phases[0]); k++) {
-			if (!json_object_get(json_is_object(t) ? t : NULL, phases[k]))
-				continue;
-			st = ru_get(t, phases[k]);
-			snprintf(path, sizeof(path), "expect.%s.stat", phases[k]);
-			fputs("| ", f);
-			cell(f, ru_str(t, "fault"));
-			fprintf(f, " | %s | %s | ", ru_num_text(t, "count", 0, b, sizeof(b)),
-				phases[k]);
-			cell(f, ru_str(st, "stat") ?: ru_str(r, path) ?: "max");
-			fputs(" | ", f);
-			md_stat(f, st, "p50");
-			fputs(" | ", f);
-			md_stat(f, st, "p90");
-			fputs(" | ", f);
-			md_stat(f, st, "max");
-			fprintf(f, " | %s | ", ru_ms_text(st, "threshold_ms", b, sizeof(b)));
-			if (!json_is_object(st))
-				fputs("⚠️ no trial measured", f);
-			else
-				fprintf(f, "%s %s judged, %s seen",
-					json_is_true(ru_get(st, "ok")) ? "✅" : "❌",
-					ru_num_text(st, "judged", 0, path, sizeof(path)),
-					ru_num_text(st, "seen", 0, b, sizeof(b)));
-			fputs(" |\n", f);
-		}
-	}
-	fputs("\n", f);
-	md_schedule(f, r);
-}
-
-static const char *owner_of(const json_t *r)
-{
-	const char *o = ru_str(r, "scenario.owner");
-
-	return o && *o ? o : NULL;
-}
-
-static void md_owners(FILE *f, const json_t *r)
-{
-	fputs("## Owners\n\n", f);
-	if (owner_of(r)) {
-		fputs("- ", f);
-		cell(f, owner_of(r));
-		fputs(": owns this drill (from the scenario) and its action items.\n\n", f);
-	} else {
-		fputs("Not named: the scenario has no `owner`; name one so the action items reach "
-		      "someone.\n\n",
-		      f);
-	}
-}
-
-static void md_action_items(FILE *f, const json_t *r)
-{
-	json_t *items = report_action_items_of(r);
-	const json_t *it;
-	size_t i;
-
-	fputs("## Action items\n\n", f);
-	if (!json_array_size(items)) {
-		fputs("None: nothing in this drill calls for work.\n\n", f);
-		json_decref(items);
-		return;
-	}
-	fputs("| # | Fault | Action | Because | Owner |\n| --- | --- | --- | --- | --- |\n", f);
-	json_array_foreach(items, i, it) {
-		fprintf(f, "| %zu", i + 1);
-		next_cell(f, ru_str(it, "fault"));
-		next_cell(f, ru_str(it, "item") ?: json_string_value(it));
-		next_cell(f, ru_str(it, "because"));
-		next_cell(f, ru_str(it, "owner") ?: owner_of(r));
-		fputs(" |\n", f);
-	}
-	fputs("\n", f);
-	json_decref(items);
-}
-
 static void md_reasons(FILE *f, const json_t *r)
 {
 	const json_t *reasons = ru_get(r, "reasons"), *s;
@@ -657,19 +466,19 @@ static int emit_md(FILE *f, const void *arg)
 
 	md_title(f, r);
 	md_summary(f, r);
-	md_goal(f, r);
+	rw_goal(f, r, &md_markup);
 	md_environment(f, r);
 	rw_actions(f, r, &md_markup);
 	md_results(f, r);
 	rw_alerts(f, r, &md_markup);
-	md_trials(f, r);
+	rw_trials(f, r, &md_markup);
 	rw_integrity(f, r, &md_markup);
 	rw_throughput(f, r, &md_markup);
 	rw_anomalies(f, r, &md_markup);
 	rw_cleanup(f, r, &md_markup);
 	rw_safety(f, r, &md_markup);
-	md_owners(f, r);
-	md_action_items(f, r);
+	rw_owners(f, r, &md_markup);
+	rw_action_items(f, r, &md_markup);
 	md_reasons(f, r);
 	fputs("---\n_", f);
 	ru_record(f, r, &md_prose);

@@ -400,3 +400,216 @@ void rw_alerts(FILE *f, const json_t *r, const struct rw_markup *m)
 	fputs(m->list.off, f);
 	fputs(m->section_end, f);
 }
+
+/* One statistic of a phase's distribution: "812 ms", "not seen" (a trial never saw it), "—". */
+static void stat_td(FILE *f, const json_t *st, const char *key, const struct rw_markup *m)
+{
+	char b[32];
+	double v;
+
+	if (ru_num(st, key, &v))
+		td_fmt(f, m, "num", "%s", ru_fmt_ms(v, b, sizeof(b)));
+	else
+		td_fmt(f, m, "num", "%s", json_is_object(st) ? "not seen" : RU_DASH);
+}
+
+/* "rail0-down: 10 trials, every 30000 ms, at 20000, 50000, ... ms" */
+static void schedule(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *faults = ru_get(r, "schedule.faults"), *s, *at;
+	char b1[32], b2[32];
+	size_t i, k;
+
+	if (!json_array_size(faults))
+		return;
+	fprintf(f, "%sSchedule, from seed %s:%s%s", m->para.on,
+		ru_num_text(r, "schedule.seed", 0, b1, sizeof(b1)), m->para.off, m->list.on);
+	json_array_foreach(faults, i, s) {
+		fputs(m->prose.item.on, f);
+		m->cells.put(f, ru_str(s, "fault"));
+		fprintf(f, ": %s trials, ", ru_num_text(s, "count", 0, b1, sizeof(b1)));
+		if (ru_streq(ru_str(s, "kind"), "random"))
+			fprintf(f, "random gaps of %s-%s ms",
+				ru_num_text(s, "min_gap_ms", 0, b1, sizeof(b1)),
+				ru_num_text(s, "max_gap_ms", 0, b2, sizeof(b2)));
+		else
+			fprintf(f, "every %s ms", ru_num_text(s, "every_ms", 0, b1, sizeof(b1)));
+		if (json_array_size(ru_get(s, "at_ms"))) {
+			fputs(", at ", f);
+			json_array_foreach(ru_get(s, "at_ms"), k, at)
+				fprintf(f, "%s%.0f", k ? ", " : "", json_number_value(at));
+			fputs(" ms", f);
+		}
+		fputs(m->prose.item.off, f);
+	}
+	fputs(m->list.off, f);
+}
+
+/* One phase of a repeated fault t over its trials. */
+static void trial_row(FILE *f, const json_t *r, const json_t *t, const char *phase,
+		      const struct rw_markup *m)
+{
+	const json_t *st = ru_get(t, phase);
+	char b1[32], b2[48];
+
+	snprintf(b2, sizeof(b2), "expect.%s.stat", phase);
+	fputs(m->row.on, f);
+	td(f, m, NULL, ru_str(t, "fault"));
+	td_fmt(f, m, "num", "%s", ru_num_text(t, "count", 0, b1, sizeof(b1)));
+	td_fmt(f, m, NULL, "%s", phase);
+	td(f, m, NULL, ru_str(st, "stat") ?: ru_str(r, b2) ?: "max");
+	stat_td(f, st, "p50", m);
+	stat_td(f, st, "p90", m);
+	stat_td(f, st, "max", m);
+	td_fmt(f, m, "num", "%s", ru_ms_text(st, "threshold_ms", b1, sizeof(b1)));
+	if (!json_is_object(st)) {
+		m->cell(f, result_cls[RU_RESULT_INCONCLUSIVE]);
+		m->mark(f, RU_RESULT_INCONCLUSIVE, "inconclusive");
+		fputs(" no trial measured", f);
+	} else {
+		enum ru_result res = ru_true(st, "ok") ? RU_RESULT_OK : RU_RESULT_NOT_OK;
+
+		m->cell(f, result_cls[res]);
+		m->mark(f, res, res == RU_RESULT_OK ? "ok" : "not ok");
+		fprintf(f, " %s judged, %s seen", ru_num_text(st, "judged", 0, b2, sizeof(b2)),
+			ru_num_text(st, "seen", 0, b1, sizeof(b1)));
+	}
+	fputs(m->cell_end, f);
+	fputs(m->row.off, f);
+}
+
+/* report["trials"] (repeat:, schedule:): each repeated fault's distribution per phase. */
+void rw_trials(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	static const char *const phases[] = {"detection", "isolation", "recovery"};
+	const json_t *trials = ru_get(r, "trials"), *t;
+	size_t i, k;
+
+	if (!json_array_size(trials))
+		return;
+	m->section(f, "trials", "Trials");
+	para(f, m,
+	     "Each repeated fault's phases over its trials (nearest rank; a trial that never saw a "
+	     "phase counts as slower than any that did). Each trial's own measurements are in "
+	     "Results, one row per trial (FAULT#N).");
+	table(f, m, "trials", "Fault", "Trials", "Phase", "Judged on", "p50", "p90", "Max",
+	      "Allowed", "Result", NULL);
+	json_array_foreach(trials, i, t)
+		for (k = 0; k < sizeof(phases) / sizeof(phases[0]); k++)
+			if (json_object_get(json_is_object(t) ? t : NULL, phases[k]))
+				trial_row(f, r, t, phases[k], m);
+	fputs(m->table_end, f);
+	schedule(f, r, m);
+	fputs(m->section_end, f);
+}
+
+/* The scenario's owner, or NULL when it names none. */
+static const char *owner_of(const json_t *r)
+{
+	const char *o = ru_str(r, "scenario.owner");
+
+	return o && *o ? o : NULL;
+}
+
+void rw_owners(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	m->section(f, "owners", "Owners");
+	if (owner_of(r)) {
+		fprintf(f, "%s%s", m->list.on, m->prose.item.on);
+		m->cells.put(f, owner_of(r));
+		fprintf(f, ": owns this drill (from the scenario) and its action items.%s%s",
+			m->prose.item.off, m->list.off);
+	} else {
+		fprintf(f,
+			"%sNot named: the scenario has no %sowner%s; name one so the action items "
+			"reach someone.%s",
+			m->para.on, m->prose.code.on, m->prose.code.off, m->para.off);
+	}
+	fputs(m->section_end, f);
+}
+
+/* The stored action items, or derived again for an older report. */
+void rw_action_items(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	json_t *items = report_action_items_of(r);
+	const json_t *it;
+	size_t i;
+
+	m->section(f, "action-items", "Action items");
+	if (!json_array_size(items)) {
+		para(f, m, "None: nothing in this drill calls for work.");
+	} else {
+		table(f, m, "action-items", "#", "Fault", "Action", "Because", "Owner", NULL);
+		json_array_foreach(items, i, it) {
+			fputs(m->row.on, f);
+			td_fmt(f, m, "num", "%zu", i + 1);
+			td(f, m, NULL, ru_str(it, "fault"));
+			td(f, m, NULL, ru_str(it, "item") ?: json_string_value(it));
+			td(f, m, NULL, ru_str(it, "because"));
+			td(f, m, NULL, ru_str(it, "owner") ?: owner_of(r));
+			fputs(m->row.off, f);
+		}
+		fputs(m->table_end, f);
+	}
+	fputs(m->section_end, f);
+	json_decref(items);
+}
+
+/* " (p90 over the trials)" for a threshold stated on a repeated fault's p50 or p90. */
+static void stat_of(FILE *f, const json_t *x, const char *phase, const struct rw_markup *m)
+{
+	const char *st = ru_str(ru_get(x, phase), "stat");
+
+	if (st && strcmp(st, "max")) {
+		fputs(" (", f);
+		m->prose.put(f, st);
+		fputs(" over the trials)", f);
+	}
+}
+
+/* The list item of what the scenario expects. */
+static void expectations(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *x = ru_get(r, "expect");
+	char b1[32], b2[32], b3[32];
+
+	if (!json_is_object(x))
+		return;
+	fprintf(f, "%sExpected: detection within %s ms", m->prose.item.on,
+		ru_num_text(x, "detection.within_ms", 0, b1, sizeof(b1)));
+	stat_of(f, x, "detection", m);
+	ru_expect_signals(f, x, &m->prose);
+	if (ru_get(x, "isolation.within_ms")) {
+		fprintf(f, "; isolation within %s ms",
+			ru_num_text(x, "isolation.within_ms", 0, b1, sizeof(b1)));
+		stat_of(f, x, "isolation", m);
+	}
+	if (json_is_object(ru_get(x, "recovery"))) {
+		fprintf(f, "; throughput back to %s of the baseline within %s ms",
+			ru_share(x, "recovery.throughput_ratio", "the set share", b2, sizeof(b2)),
+			ru_num_text(x, "recovery.within_ms", 0, b1, sizeof(b1)));
+		stat_of(f, x, "recovery", m);
+		fprintf(f, " and held for %s ms",
+			ru_num_text(x, "recovery.sustain_ms", 0, b3, sizeof(b3)));
+	}
+	ru_expect_limits(f, x);
+	fprintf(f, ".%s", m->prose.item.off);
+}
+
+void rw_goal(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const char *desc = ru_str(r, "scenario.description");
+
+	m->section(f, "goal", "Goal");
+	fputs(m->para.on, f);
+	if (desc && *desc)
+		m->prose.put(f, desc);
+	else
+		fprintf(f, "%sThe scenario gives no description.%s", m->em.on, m->em.off);
+	fputs(m->para.off, f);
+	fputs(m->list.on, f);
+	ru_scenario_item(f, r, &m->prose);
+	expectations(f, r, m);
+	fputs(m->list.off, f);
+	fputs(m->section_end, f);
+}

@@ -25,8 +25,8 @@ struct rw_markup {
 	/* opens a section: its id (HTML) and title; section_end closes it */
 	void (*section)(FILE *f, const char *id, const char *title);
 	const char *section_end;
-	/* a paragraph; one that must stand out; a list around items (prose.item) */
-	struct ru_wrap para, bad_para, list;
+	/* a paragraph; one that must stand out; a list around items (prose.item); a remark */
+	struct ru_wrap para, bad_para, list, em;
 	/* a table of class cls (HTML) and its NULL-terminated header cells */
 	void (*table)(FILE *f, const char *cls, const char *const *heads);
 	const char *table_end;
@@ -44,11 +44,15 @@ struct rw_markup {
  * report (safety) writes nothing at all.
  */
 void rw_alerts(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_trials(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_integrity(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_anomalies(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_cleanup(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_goal(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_safety(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_owners(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_action_items(FILE *f, const json_t *r, const struct rw_markup *m);
 
 #endif
