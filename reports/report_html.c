@@ -125,6 +125,17 @@ static void html_cell(FILE *f, const char *cls)
 	fputs("\">", f);
 }
 
+static void html_para_cls(FILE *f, const char *cls, const char *variant)
+{
+	fputs("<p class=\"", f);
+	css_class(f, cls);
+	fputs(" ", f);
+	css_class(f, cls);
+	fputs("-", f);
+	css_class(f, variant);
+	fputs("\">", f);
+}
+
 /* The result's word, in a cell the walker opened with the result's class. */
 static void html_mark(FILE *f, enum ru_result res, const char *word)
 {
@@ -141,6 +152,8 @@ static const struct rw_markup html_walk = {
     .bad_para = {"<p class=\"bad\">", "</p>\n"},
     .list = {"<ul>\n", "</ul>\n"},
     .em = {"<i>", "</i>"},
+    .bold = {"<b>", "</b>"},
+    .para_cls = html_para_cls,
     .table = html_table,
     .table_end = "</table>\n",
     .row = {"<tr>", "</tr>\n"},
@@ -990,52 +1003,6 @@ static void html_header(FILE *f, const json_t *r)
 	fputs("</p>\n</header>\n", f);
 }
 
-static void html_summary(FILE *f, const json_t *r)
-{
-	const json_t *reasons = ru_get(r, "reasons"), *s;
-	const char *v = ru_str(r, "verdict");
-	char b[32];
-	size_t i;
-
-	fputs("<section id=\"summary\">\n<h2>Summary</h2>\n<p><b>Verdict: ", f);
-	esc(f, v ? v : "unknown");
-	fprintf(f, "</b> (exit code %s)", ru_num_text(r, "exit_code", 0, b, sizeof(b)));
-	if (!json_array_size(reasons))
-		fputs(v && !strcmp(v, "pass") ? ": every expectation held."
-					      : ": no reason was "
-						"recorded.",
-		      f);
-	else
-		fputs(":", f);
-	fputs("</p>\n", f);
-	if (json_array_size(reasons)) {
-		fputs("<ul class=\"reasons\">\n", f);
-		json_array_foreach(reasons, i, s) {
-			char *t = ru_compact(s);
-
-			fputs("<li>", f);
-			esc(f, t);
-			fputs("</li>\n", f);
-			free(t);
-		}
-		fputs("</ul>\n", f);
-	}
-	if (json_is_object(ru_get(r, "readiness"))) {
-		fputs("<p class=\"readiness readiness-", f);
-		css_class(f, ru_str(r, "readiness.category"));
-		fputs("\">Readiness: <b>", f);
-		esc(f, ru_str(r, "readiness.label"));
-		fputs("</b> (", f);
-		esc(f, ru_str(r, "readiness.category"));
-		fputs(")<br>Rule: ", f);
-		esc(f, ru_str(r, "readiness.rule"));
-		fputs("</p>\n", f);
-	}
-	fputs("<p>", f);
-	ru_ran(f, r, &html_markup);
-	fputs("</p>\n</section>\n", f);
-}
-
 static void html_env_row(FILE *f, const json_t *n, const json_t *dev, const json_t *port)
 {
 	char b1[32], b2[32];
@@ -1195,7 +1162,7 @@ static int emit_html(FILE *f, const void *arg)
 	html_timeline(f, &tl, r, events);
 	html_timeline_notes(f, &tl, r);
 	fputs("<main>\n", f);
-	html_summary(f, r);
+	rw_summary(f, r, &html_walk);
 	rw_goal(f, r, &html_walk);
 	html_environment(f, r);
 	rw_actions(f, r, &html_walk);
@@ -1209,6 +1176,7 @@ static int emit_html(FILE *f, const void *arg)
 	rw_safety(f, r, &html_walk);
 	rw_owners(f, r, &html_walk);
 	rw_action_items(f, r, &html_walk);
+	rw_reasons(f, r, &html_walk);
 	fputs("<footer>\n<p class=\"note\">", f);
 	ru_record(f, r, &html_markup);
 	fputs("</p>\n</footer>\n</main>\n</body>\n</html>\n", f);

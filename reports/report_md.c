@@ -49,9 +49,6 @@ static const char *verdict_mark(const char *v)
 	return "⚠️";
 }
 
-/* Prose: its data as it is. */
-static const struct ru_markup md_prose = {ru_put_raw, {"- ", "\n"}, {"**", "**"}, {"`", "`"}};
-
 /* "## Title" and a blank line; markdown has no ids. */
 static void md_section(FILE *f, const char *id, const char *title)
 {
@@ -74,6 +71,14 @@ static void md_table(FILE *f, const char *cls, const char *const *heads)
 	fputs("\n", f);
 }
 
+/* Markdown paragraphs have no class. */
+static void md_para_cls(FILE *f, const char *cls, const char *variant)
+{
+	(void)f;
+	(void)cls;
+	(void)variant;
+}
+
 /* A row is "|" then " CELL |" for each cell: "| a | b |". */
 static void md_cell(FILE *f, const char *cls)
 {
@@ -91,6 +96,7 @@ static void md_mark(FILE *f, enum ru_result res, const char *word)
 	fputs(md_marks[res], f);
 }
 
+/* Prose data as it is; cell data with '|' escaped and line breaks flattened. */
 static const struct rw_markup md_markup = {
     .prose = {ru_put_raw, {"- ", "\n"}, {"**", "**"}, {"`", "`"}},
     .cells = {cell, {"- ", "\n"}, {"**", "**"}, {"`", "`"}},
@@ -100,6 +106,8 @@ static const struct rw_markup md_markup = {
     .bad_para = {"**", "**\n\n"},
     .list = {"", "\n"},
     .em = {"_", "_"},
+    .bold = {"**", "**"},
+    .para_cls = md_para_cls,
     .table = md_table,
     .table_end = "\n",
     .row = {"|", "\n"},
@@ -109,22 +117,6 @@ static const struct rw_markup md_markup = {
 };
 
 /* ---- derived judgements: stored in the report, or derived again ----------- */
-
-static void md_readiness(FILE *f, const json_t *r)
-{
-	json_t *rd = report_readiness_of(r), *items = report_action_items_of(r);
-	size_t n = json_array_size(items);
-
-	fprintf(f, "**Readiness: %s** (%s). %s\n\n",
-		ru_str(rd, "label") ?: ru_str(rd, "category") ?: "unknown",
-		ru_str(rd, "category") ?: "unknown", ru_str(rd, "rule") ?: "No rule was recorded.");
-	if (n)
-		fprintf(f, "%zu action item%s: see Action items.\n\n", n, n == 1 ? "" : "s");
-	else
-		fputs("No action items.\n\n", f);
-	json_decref(rd);
-	json_decref(items);
-}
 
 /* ---- sections ----------------------------------------------------------- */
 
@@ -139,31 +131,6 @@ static void md_title(FILE *f, const json_t *r)
 		up[i] = (char)(up[i] >= 'a' && up[i] <= 'z' ? up[i] - 'a' + 'A' : up[i]);
 	fprintf(f, "# Drill report: %s — %s %s\n\n", name ? name : "unnamed drill", up,
 		verdict_mark(v));
-}
-
-static void md_summary(FILE *f, const json_t *r)
-{
-	const json_t *reasons = ru_get(r, "reasons");
-	const char *v = ru_str(r, "verdict"),
-		   *first = json_string_value(json_array_get(reasons, 0));
-	size_t n = json_array_size(reasons);
-	char b[32];
-
-	fputs("## Summary\n\n", f);
-	fprintf(f, "**Verdict: %s** (exit code %s)", v ? v : "unknown",
-		ru_num_text(r, "exit_code", 0, b, sizeof(b)));
-	if (first)
-		fprintf(f, ": %s", first);
-	else if (v && !strcmp(v, "pass"))
-		fputs(": every expectation held", f);
-	else
-		fputs(": no reason was recorded", f);
-	if (n > 1)
-		fprintf(f, " (and %zu more, see Reasons)", n - 1);
-	fputs(".\n\n", f);
-	md_readiness(f, r);
-	ru_ran(f, r, &md_prose);
-	fputs("\n\n", f);
 }
 
 /* A "| a | b |" row's next cell: the text, or "—". */
@@ -360,7 +327,7 @@ static void md_environment(FILE *f, const json_t *r)
 
 	fputs("## Environment\n\n", f);
 	if (ru_get(r, "environment.lab")) {
-		ru_lab(f, r, &md_prose);
+		ru_lab(f, r, &md_markup.prose);
 		fputs("\n\n", f);
 	}
 	if (!json_array_size(nodes)) {
@@ -445,27 +412,12 @@ static void md_results(FILE *f, const json_t *r)
 	fputs("\n\n", f);
 }
 
-static void md_reasons(FILE *f, const json_t *r)
-{
-	const json_t *reasons = ru_get(r, "reasons"), *s;
-	size_t i;
-
-	fputs("## Reasons\n\n", f);
-	if (!json_array_size(reasons)) {
-		fputs("None recorded.\n\n", f);
-		return;
-	}
-	json_array_foreach(reasons, i, s)
-		fprintf(f, "- %s\n", json_string_value(s) ?: "?");
-	fputs("\n", f);
-}
-
 static int emit_md(FILE *f, const void *arg)
 {
 	const json_t *r = arg;
 
 	md_title(f, r);
-	md_summary(f, r);
+	rw_summary(f, r, &md_markup);
 	rw_goal(f, r, &md_markup);
 	md_environment(f, r);
 	rw_actions(f, r, &md_markup);
@@ -479,9 +431,9 @@ static int emit_md(FILE *f, const void *arg)
 	rw_safety(f, r, &md_markup);
 	rw_owners(f, r, &md_markup);
 	rw_action_items(f, r, &md_markup);
-	md_reasons(f, r);
+	rw_reasons(f, r, &md_markup);
 	fputs("---\n_", f);
-	ru_record(f, r, &md_prose);
+	ru_record(f, r, &md_markup.prose);
 	fputs("_\n", f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -613,3 +613,77 @@ void rw_goal(FILE *f, const json_t *r, const struct rw_markup *m)
 	fputs(m->list.off, f);
 	fputs(m->section_end, f);
 }
+
+/* "Readiness: needs work (needs_work). RULE", then how many action items there are. */
+static void readiness(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	json_t *rd = report_readiness_of(r), *items = report_action_items_of(r);
+	const char *cat = ru_str(rd, "category") ?: "unknown";
+	size_t n = json_array_size(items);
+
+	m->para_cls(f, "readiness", cat);
+	fprintf(f, "%sReadiness: ", m->bold.on);
+	m->prose.put(f, ru_str(rd, "label") ?: cat);
+	fprintf(f, "%s (", m->bold.off);
+	m->prose.put(f, cat);
+	fputs("). ", f);
+	m->prose.put(f, ru_str(rd, "rule") ?: "No rule was recorded.");
+	fputs(m->para.off, f);
+	if (n)
+		fprintf(f, "%s%zu action item%s: see Action items.%s", m->para.on, n,
+			n == 1 ? "" : "s", m->para.off);
+	else
+		para(f, m, "No action items.");
+	json_decref(rd);
+	json_decref(items);
+}
+
+/* The verdict with its first reason (the rest are under Reasons), readiness, when it ran. */
+void rw_summary(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *reasons = ru_get(r, "reasons");
+	const char *v = ru_str(r, "verdict"),
+		   *first = json_string_value(json_array_get(reasons, 0));
+	size_t n = json_array_size(reasons);
+	char b[32];
+
+	m->section(f, "summary", "Summary");
+	fprintf(f, "%s%sVerdict: ", m->para.on, m->bold.on);
+	m->prose.put(f, v ? v : "unknown");
+	fprintf(f, "%s (exit code %s)", m->bold.off, ru_num_text(r, "exit_code", 0, b, sizeof(b)));
+	if (first) {
+		fputs(": ", f);
+		m->prose.put(f, first);
+	} else {
+		fputs(ru_streq(v, "pass") ? ": every expectation held" : ": no reason was recorded",
+		      f);
+	}
+	if (n > 1)
+		fprintf(f, " (and %zu more, see Reasons)", n - 1);
+	fprintf(f, ".%s", m->para.off);
+	readiness(f, r, m);
+	fputs(m->para.on, f);
+	ru_ran(f, r, &m->prose);
+	fputs(m->para.off, f);
+	fputs(m->section_end, f);
+}
+
+void rw_reasons(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *reasons = ru_get(r, "reasons"), *s;
+	size_t i;
+
+	m->section(f, "reasons", "Reasons");
+	if (!json_array_size(reasons)) {
+		para(f, m, "None recorded.");
+	} else {
+		fputs(m->list.on, f);
+		json_array_foreach(reasons, i, s) {
+			fputs(m->prose.item.on, f);
+			m->prose.put(f, json_string_value(s) ?: "?");
+			fputs(m->prose.item.off, f);
+		}
+		fputs(m->list.off, f);
+	}
+	fputs(m->section_end, f);
+}

@@ -27,6 +27,11 @@ struct rw_markup {
 	const char *section_end;
 	/* a paragraph; one that must stand out; a list around items (prose.item); a remark */
 	struct ru_wrap para, bad_para, list, em;
+	/* bold that is not a warning (prose.strong is one): the verdict, the readiness */
+	struct ru_wrap bold;
+	/* opens a paragraph of class "CLS CLS-VARIANT" (HTML; variant made a class); para.off
+	 * closes */
+	void (*para_cls)(FILE *f, const char *cls, const char *variant);
 	/* a table of class cls (HTML) and its NULL-terminated header cells */
 	void (*table)(FILE *f, const char *cls, const char *const *heads);
 	const char *table_end;
@@ -49,10 +54,12 @@ void rw_integrity(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_anomalies(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_cleanup(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_summary(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_goal(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_safety(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_owners(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_action_items(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_reasons(FILE *f, const json_t *r, const struct rw_markup *m);
 
 #endif
