@@ -1067,85 +1067,6 @@ static void html_environment(FILE *f, const json_t *r)
 	fputs("</table>\n</section>\n", f);
 }
 
-static const char *const html_results_td[] = {
-    [RU_RESULT_OK] = "<td class=\"ok\">ok</td>",
-    [RU_RESULT_INCONCLUSIVE] = "<td class=\"warn\">inconclusive</td>",
-    [RU_RESULT_NOT_OK] = "<td class=\"bad\">not ok</td>",
-};
-
-static void html_measure_row(FILE *f, const json_t *ft, const char *what, const char *absent)
-{
-	const json_t *m = ru_get(ft, what);
-	char b1[32], b2[32];
-
-	fputs("<tr>", f);
-	td(f, ru_str(ft, "id"));
-	fprintf(f, "<td>%s</td>", what);
-	if (!json_is_object(m)) {
-		fprintf(f,
-			"<td>" RU_DASH "</td><td>" RU_DASH "</td><td>%s</td><td>" RU_DASH
-			"</td></tr>\n",
-			absent);
-		return;
-	}
-	fprintf(f, "<td class=\"num\">%s</td><td class=\"num\">%s</td>%s",
-		ru_ms_text(m, "ms", b1, sizeof(b1)), ru_ms_text(m, "threshold_ms", b2, sizeof(b2)),
-		html_results_td[ru_measure_result(m)]);
-	td(f, ru_measure_why(m));
-	fputs("</tr>\n", f);
-}
-
-/* The failback row: outage after the revert, its bound ("not bounded" without one). */
-static void html_failback_row(FILE *f, const json_t *ft)
-{
-	const json_t *fb = ru_get(ft, "failback");
-	char b1[32], b2[32], why[256];
-
-	fputs("<tr>", f);
-	td(f, ru_str(ft, "id"));
-	fputs("<td>failback</td>", f);
-	if (!json_is_object(fb)) {
-		fputs("<td>" RU_DASH "</td><td>" RU_DASH "</td><td>not recorded</td><td>" RU_DASH
-		      "</td></tr>\n",
-		      f);
-		return;
-	}
-	fprintf(f, "<td class=\"num\">%s</td>", ru_ms_text(fb, "outage_ms", b1, sizeof(b1)));
-	if (ru_failback_bounded(fb))
-		fprintf(f, "<td class=\"num\">%s</td>%s",
-			ru_ms_text(fb, "threshold_ms", b2, sizeof(b2)),
-			html_results_td[ru_measure_result(fb)]);
-	else
-		fputs("<td>not bounded</td><td>" RU_DASH "</td>", f);
-	ru_failback_why(fb, why, sizeof(why));
-	td(f, why[0] ? why : NULL);
-	fputs("</tr>\n", f);
-}
-
-static void html_results(FILE *f, const json_t *r)
-{
-	const json_t *faults = ru_get(r, "faults"), *ft;
-	size_t i;
-
-	fputs("<section id=\"results\">\n<h2>Results</h2>\n", f);
-	if (!json_array_size(faults)) {
-		fputs("<p>Nothing was measured.</p>\n</section>\n", f);
-		return;
-	}
-	fputs("<table class=\"results\">\n<tr><th>Fault</th><th>Measure</th><th>Measured</th>"
-	      "<th>Allowed</th><th>Result</th><th>Signal or note</th></tr>\n",
-	      f);
-	json_array_foreach(faults, i, ft) {
-		html_measure_row(f, ft, "detection", "not measured");
-		html_measure_row(f, ft, "isolation", "not checked");
-		html_measure_row(f, ft, "recovery", "not measured");
-		html_failback_row(f, ft);
-	}
-	fputs("</table>\n<p>", f);
-	ru_results_note(f, r);
-	fputs("</p>\n</section>\n", f);
-}
-
 static int emit_html(FILE *f, const void *arg)
 {
 	const json_t *const *in = arg, *r = in[0], *events = in[1];
@@ -1166,7 +1087,7 @@ static int emit_html(FILE *f, const void *arg)
 	rw_goal(f, r, &html_walk);
 	html_environment(f, r);
 	rw_actions(f, r, &html_walk);
-	html_results(f, r);
+	rw_results(f, r, &html_walk);
 	rw_alerts(f, r, &html_walk);
 	rw_trials(f, r, &html_walk);
 	rw_integrity(f, r, &html_walk);

@@ -86,7 +86,7 @@ static void md_cell(FILE *f, const char *cls)
 	fputc(' ', f);
 }
 
-/* "812 ms / 5000 ms ✅ (port_event)", "— / 5000 ms ❌ (not seen)" */
+/* A result's sign, in the Result cells of Results and Trials, and Cleanup's Verified. */
 static const char *const md_marks[] = {
     [RU_RESULT_OK] = "✅", [RU_RESULT_INCONCLUSIVE] = "⚠️", [RU_RESULT_NOT_OK] = "❌"};
 
@@ -340,78 +340,6 @@ static void md_environment(FILE *f, const json_t *r)
 	md_env_clock(f, r);
 }
 
-static void md_measure(FILE *f, const json_t *m, const char *absent)
-{
-	const char *why;
-	char b1[32], b2[32];
-
-	if (!json_is_object(m)) {
-		fputs(absent, f);
-		return;
-	}
-	fprintf(f, "%s / %s %s", ru_ms_text(m, "ms", b1, sizeof(b1)),
-		ru_ms_text(m, "threshold_ms", b2, sizeof(b2)), md_marks[ru_measure_result(m)]);
-	why = ru_measure_why(m);
-	if (why) {
-		fputs(" (", f);
-		cell(f, why);
-		fputs(")", f);
-	}
-}
-
-/* "1700 ms / 1000 ms ❌ (lowest 0% of the baseline; ...)", "0 ms / not bounded (...)" */
-static void md_failback(FILE *f, const json_t *fb)
-{
-	char b1[32], b2[32], why[256];
-
-	if (!json_is_object(fb)) {
-		fputs(RU_DASH " (not recorded)", f);
-		return;
-	}
-	fputs(ru_ms_text(fb, "outage_ms", b1, sizeof(b1)), f);
-	if (ru_failback_bounded(fb))
-		fprintf(f, " / %s %s", ru_ms_text(fb, "threshold_ms", b2, sizeof(b2)),
-			md_marks[ru_measure_result(fb)]);
-	else
-		fputs(" / not bounded", f);
-	ru_failback_why(fb, why, sizeof(why));
-	if (why[0]) {
-		fputs(" (", f);
-		cell(f, why);
-		fputs(")", f);
-	}
-}
-
-static void md_results(FILE *f, const json_t *r)
-{
-	const json_t *faults = ru_get(r, "faults"), *ft;
-	size_t i;
-
-	fputs("## Results\n\n", f);
-	if (!json_array_size(faults)) {
-		fputs("Nothing was measured.\n\n", f);
-		return;
-	}
-	fputs("| Fault | Detection | Isolation | Recovery | Failback |\n", f);
-	fputs("| --- | --- | --- | --- | --- |\n", f);
-	json_array_foreach(faults, i, ft) {
-		fputs("| ", f);
-		cell(f, ru_str(ft, "id"));
-		fputs(" | ", f);
-		md_measure(f, ru_get(ft, "detection"), RU_DASH);
-		fputs(" | ", f);
-		md_measure(f, ru_get(ft, "isolation"), "not checked");
-		fputs(" | ", f);
-		md_measure(f, ru_get(ft, "recovery"), RU_DASH);
-		fputs(" | ", f);
-		md_failback(f, ru_get(ft, "failback"));
-		fputs(" |\n", f);
-	}
-	fputs("\nEach cell is measured / allowed. ", f);
-	ru_results_note(f, r);
-	fputs("\n\n", f);
-}
-
 static int emit_md(FILE *f, const void *arg)
 {
 	const json_t *r = arg;
@@ -421,7 +349,7 @@ static int emit_md(FILE *f, const void *arg)
 	rw_goal(f, r, &md_markup);
 	md_environment(f, r);
 	rw_actions(f, r, &md_markup);
-	md_results(f, r);
+	rw_results(f, r, &md_markup);
 	rw_alerts(f, r, &md_markup);
 	rw_trials(f, r, &md_markup);
 	rw_integrity(f, r, &md_markup);

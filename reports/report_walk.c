@@ -317,6 +317,80 @@ void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m)
 	fputs(m->section_end, f);
 }
 
+/* The words of the results in HTML's Result cells (md shows the sign alone). */
+static const char *const result_word[] = {[RU_RESULT_OK] = "ok",
+					  [RU_RESULT_INCONCLUSIVE] = "inconclusive",
+					  [RU_RESULT_NOT_OK] = "not ok"};
+
+/*
+ * One measure of fault ft (detection, isolation, recovery or failback) against what was
+ * allowed; absent is what the Result cell says when the report has no such measure. Failback
+ * measures its outage, and has no result when expect.failback does not bound it.
+ */
+static void measure_row(FILE *f, const json_t *ft, const char *what, const char *absent,
+			const struct rw_markup *m)
+{
+	const json_t *x = ru_get(ft, what);
+	bool failback = !strcmp(what, "failback");
+	char b[32], why[256];
+	enum ru_result res;
+
+	fputs(m->row.on, f);
+	td(f, m, NULL, ru_str(ft, "id"));
+	td_fmt(f, m, NULL, "%s", what);
+	if (!json_is_object(x)) {
+		td(f, m, NULL, NULL);
+		td(f, m, NULL, NULL);
+		td_fmt(f, m, NULL, "%s", absent);
+		td(f, m, NULL, NULL);
+		fputs(m->row.off, f);
+		return;
+	}
+	td_fmt(f, m, "num", "%s", ru_ms_text(x, failback ? "outage_ms" : "ms", b, sizeof(b)));
+	if (!failback || ru_failback_bounded(x)) {
+		res = ru_measure_result(x);
+		td_fmt(f, m, "num", "%s", ru_ms_text(x, "threshold_ms", b, sizeof(b)));
+		td_mark(f, m, res, result_word[res]);
+	} else {
+		td_fmt(f, m, NULL, "not bounded");
+		td(f, m, NULL, NULL);
+	}
+	if (failback) {
+		ru_failback_why(x, why, sizeof(why));
+		td(f, m, NULL, why[0] ? why : NULL);
+	} else {
+		td(f, m, NULL, ru_measure_why(x));
+	}
+	fputs(m->row.off, f);
+}
+
+/* Each fault's measures, one row each, with the signal or the note that explains the result. */
+void rw_results(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *faults = ru_get(r, "faults"), *ft;
+	size_t i;
+
+	m->section(f, "results", "Results");
+	if (!json_array_size(faults)) {
+		para(f, m, "Nothing was measured.");
+		fputs(m->section_end, f);
+		return;
+	}
+	table(f, m, "results", "Fault", "Measure", "Measured", "Allowed", "Result",
+	      "Signal or note", NULL);
+	json_array_foreach(faults, i, ft) {
+		measure_row(f, ft, "detection", "not measured", m);
+		measure_row(f, ft, "isolation", "not checked", m);
+		measure_row(f, ft, "recovery", "not measured", m);
+		measure_row(f, ft, "failback", "not recorded", m);
+	}
+	fputs(m->table_end, f);
+	fputs(m->para.on, f);
+	ru_results_note(f, r);
+	fputs(m->para.off, f);
+	fputs(m->section_end, f);
+}
+
 /* "Notifications received at `ADDR`: 3 (refused 0; ...)." */
 static void alert_receiver(FILE *f, const json_t *a, const struct rw_markup *m)
 {
@@ -491,7 +565,7 @@ void rw_trials(FILE *f, const json_t *r, const struct rw_markup *m)
 	para(f, m,
 	     "Each repeated fault's phases over its trials (nearest rank; a trial that never saw a "
 	     "phase counts as slower than any that did). Each trial's own measurements are in "
-	     "Results, one row per trial (FAULT#N).");
+	     "Results, under the trial's name (FAULT#N).");
 	table(f, m, "trials", "Fault", "Trials", "Phase", "Judged on", "p50", "p90", "Max",
 	      "Allowed", "Result", NULL);
 	json_array_foreach(trials, i, t)

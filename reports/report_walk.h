@@ -57,6 +57,7 @@ void rw_cleanup(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_summary(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_goal(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_results(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_safety(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_owners(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_action_items(FILE *f, const json_t *r, const struct rw_markup *m);
