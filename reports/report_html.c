@@ -77,13 +77,6 @@ static const char *f1(double v, char *buf, size_t len)
 	return buf;
 }
 
-static void td(FILE *f, const char *s)
-{
-	fputs("<td>", f);
-	esc(f, s);
-	fputs("</td>", f);
-}
-
 /* The sentences shared with report.md: data escaped, "—" for none. */
 static const struct ru_markup html_markup = {
     esc, {"<li>", "</li>\n"}, {"<b class=\"bad\">", "</b>"}, {"<code>", "</code>"}};
@@ -1003,70 +996,6 @@ static void html_header(FILE *f, const json_t *r)
 	fputs("</p>\n</header>\n", f);
 }
 
-static void html_env_row(FILE *f, const json_t *n, const json_t *dev, const json_t *port)
-{
-	char b1[32], b2[32];
-
-	fputs("<tr>", f);
-	td(f, ru_str(n, "name") ?: ru_str(n, "node"));
-	td(f, ru_str(n, "agent"));
-	td(f, ru_str(n, "kernel"));
-	td(f, ru_str(n, "rdma_core"));
-	td(f, ru_str(dev, "name"));
-	td(f, ru_str(dev, "fw_ver"));
-	fprintf(f, "<td class=\"num\">%s</td>", ru_num_text(port, "port", 0, b1, sizeof(b1)));
-	td(f, ru_str(port, "state"));
-	fprintf(f, "<td class=\"num\">%s</td>", ru_num_text(port, "active_mtu", 0, b2, sizeof(b2)));
-	td(f, ru_str(port, "link_layer"));
-	td(f, ru_str(port, "netdev"));
-	fputs("</tr>\n", f);
-}
-
-static void html_environment(FILE *f, const json_t *r)
-{
-	const json_t *nodes = ru_get(r, "environment.nodes"), *clock = ru_get(r, "clock.nodes");
-	const json_t *n;
-	char b1[32], b2[32], b3[32], b4[32];
-	size_t i;
-
-	fputs("<section id=\"environment\">\n<h2>Environment</h2>\n", f);
-	if (ru_get(r, "environment.lab")) {
-		fputs("<p>", f);
-		ru_lab(f, r, &html_markup);
-		fputs("</p>\n", f);
-	}
-	if (!json_array_size(nodes)) {
-		fputs("<p>No node inventory was recorded.</p>\n", f);
-	} else {
-		fputs("<table class=\"environment\">\n<tr><th>Node</th><th>Agent</th><th>Kernel</"
-		      "th><th>rdma-core</th><th>Device</th><th>Firmware</th><th>Port</th>"
-		      "<th>State</th><th>MTU</th><th>Link layer</th><th>Netdev</th></tr>\n",
-		      f);
-		ru_each_port(f, nodes, html_env_row);
-		fputs("</table>\n", f);
-	}
-	if (!json_array_size(clock)) {
-		fputs("<p>Clock offsets: not measured.</p>\n</section>\n", f);
-		return;
-	}
-	fprintf(f,
-		"<p>%s</p>\n<table class=\"clock\">\n<tr><th>Node</th><th>Offset</th>"
-		"<th>Uncertainty</th><th>Round trip</th><th>Samples</th></tr>\n",
-		ru_clock_intro);
-	json_array_foreach(clock, i, n) {
-		fputs("<tr>", f);
-		td(f, ru_str(n, "name"));
-		fprintf(f,
-			"<td class=\"num\">%s µs</td><td class=\"num\">± %s µs</td>"
-			"<td class=\"num\">%s µs</td><td class=\"num\">%s</td></tr>\n",
-			ru_num_text(n, "offset_us", 1, b1, sizeof(b1)),
-			ru_num_text(n, "uncertainty_us", 1, b2, sizeof(b2)),
-			ru_num_text(n, "rtt_us", 1, b3, sizeof(b3)),
-			ru_num_text(n, "samples", 0, b4, sizeof(b4)));
-	}
-	fputs("</table>\n</section>\n", f);
-}
-
 static int emit_html(FILE *f, const void *arg)
 {
 	const json_t *const *in = arg, *r = in[0], *events = in[1];
@@ -1085,7 +1014,7 @@ static int emit_html(FILE *f, const void *arg)
 	fputs("<main>\n", f);
 	rw_summary(f, r, &html_walk);
 	rw_goal(f, r, &html_walk);
-	html_environment(f, r);
+	rw_environment(f, r, &html_walk);
 	rw_actions(f, r, &html_walk);
 	rw_results(f, r, &html_walk);
 	rw_alerts(f, r, &html_walk);

@@ -131,32 +131,6 @@ const char *ru_entity(unsigned int c, const char *apos)
 
 /* ---- what report.md and report.html share --------------------------------- */
 
-void ru_each_port(FILE *f, const json_t *nodes, ru_port_row_fn *row)
-{
-	const json_t *n, *dev, *port;
-	size_t i, j, k;
-
-	json_array_foreach(nodes, i, n) {
-		const json_t *devs = ru_get(n, "devices");
-		bool any = false;
-
-		json_array_foreach(devs, j, dev) {
-			const json_t *ports = ru_get(dev, "ports");
-
-			json_array_foreach(ports, k, port) {
-				row(f, n, dev, port);
-				any = true;
-			}
-			if (!json_array_size(ports)) {
-				row(f, n, dev, NULL);
-				any = true;
-			}
-		}
-		if (!any)
-			row(f, n, NULL, NULL);
-	}
-}
-
 void ru_ran(FILE *f, const json_t *r, const struct ru_markup *m)
 {
 	char b[32];
@@ -223,9 +197,6 @@ void ru_expect_limits(FILE *f, const json_t *x)
 		fprintf(f, "; at most %s corrupted",
 			ru_num_text(x, "integrity.corrupted", 0, b, sizeof(b)));
 }
-
-const char ru_clock_intro[] = "Clock alignment (node clock minus coordinator clock; events are "
-			      "placed on the coordinator's clock with these offsets):";
 
 /* Opens the list item "WHAT ID: " on fault ft. */
 static void fault_item(FILE *f, const char *what, const json_t *ft, const struct ru_markup *m)

@@ -74,15 +74,6 @@ struct ru_markup {
 
 /* ---- what report.md and report.html share --------------------------------- */
 
-/* A table row's writer for one port of a device of a node; dev or port may be NULL. */
-typedef void ru_port_row_fn(FILE *f, const json_t *node, const json_t *dev, const json_t *port);
-/*
- * row() for every port of every device of every node in nodes; a device
- * without ports gets one call with port NULL, a node without devices one
- * with dev NULL too.
- */
-void ru_each_port(FILE *f, const json_t *nodes, ru_port_row_fn *row);
-
 /*
  * Each writes its text for the report r (or the part of it named) with the
  * writer's markup m; what is around it (a paragraph, a section) is the
@@ -99,9 +90,6 @@ void ru_scenario_item(FILE *f, const json_t *r, const struct ru_markup *m);
 void ru_expect_signals(FILE *f, const json_t *x, const struct ru_markup *m);
 /* "; at most 0 lost; at most 0 corrupted": the integrity limits expect x sets. */
 void ru_expect_limits(FILE *f, const json_t *x);
-
-/* What the clock table shows, said before it. */
-extern const char ru_clock_intro[];
 
 /*
  * Under the fault table: a list item for each fault's PFC evidence, then one

@@ -761,3 +761,243 @@ void rw_reasons(FILE *f, const json_t *r, const struct rw_markup *m)
 	}
 	fputs(m->section_end, f);
 }
+
+/* A node's name; an inventory without one may still carry the agent's own, as "node". */
+static const char *node_name(const json_t *n)
+{
+	return ru_str(n, "name") ?: ru_str(n, "node");
+}
+
+/* Each node's agent and the versions it runs. */
+static void env_nodes(FILE *f, const json_t *nodes, const struct rw_markup *m)
+{
+	const json_t *n;
+	size_t i;
+
+	table(f, m, "nodes", "Node", "Agent", "Agent version", "Kernel", "rdma-core",
+	      "Control interface", NULL);
+	json_array_foreach(nodes, i, n) {
+		fputs(m->row.on, f);
+		td(f, m, NULL, node_name(n));
+		td(f, m, NULL, ru_str(n, "agent"));
+		td(f, m, NULL, ru_str(n, "agent_version"));
+		td(f, m, NULL, ru_str(n, "kernel"));
+		td(f, m, NULL, ru_str(n, "rdma_core"));
+		td(f, m, NULL, ru_str(n, "control_if"));
+		fputs(m->row.off, f);
+	}
+	fputs(m->table_end, f);
+}
+
+/* One port of device dev of node n; dev or port NULL gives dashes for what they would say. */
+static void port_row(FILE *f, const json_t *n, const json_t *dev, const json_t *port,
+		     const struct rw_markup *m)
+{
+	char b[32];
+
+	fputs(m->row.on, f);
+	td(f, m, NULL, node_name(n));
+	td(f, m, NULL, ru_str(dev, "name"));
+	td(f, m, NULL, ru_str(dev, "fw_ver"));
+	td_fmt(f, m, "num", "%s", ru_num_text(port, "port", 0, b, sizeof(b)));
+	td(f, m, NULL, ru_str(port, "state") ?: ru_str(port, "error") ?: ru_str(dev, "error"));
+	td(f, m, NULL, ru_str(port, "link_layer"));
+	td_fmt(f, m, "num", "%s", ru_num_text(port, "active_mtu", 0, b, sizeof(b)));
+	td(f, m, NULL, ru_str(port, "netdev"));
+	td_fmt(f, m, "num", "%s", ru_num_text(port, "netdev_mtu", 0, b, sizeof(b)));
+	fputs(m->row.off, f);
+}
+
+/*
+ * One row per port of every device of every node, so a node or device the inventory shows
+ * nothing under still has its row: a device without ports gets one, a node without devices one.
+ */
+static void env_ports(FILE *f, const json_t *nodes, const struct rw_markup *m)
+{
+	const json_t *n, *dev, *port;
+	size_t i, j, k;
+
+	table(f, m, "ports", "Node", "Device", "Firmware", "Port", "State", "Link layer",
+	      "RDMA MTU", "Netdev", "Netdev MTU", NULL);
+	json_array_foreach(nodes, i, n) {
+		json_array_foreach(ru_get(n, "devices"), j, dev) {
+			json_array_foreach(ru_get(dev, "ports"), k, port)
+				port_row(f, n, dev, port, m);
+			if (!json_array_size(ru_get(dev, "ports")))
+				port_row(f, n, dev, NULL, m);
+		}
+		if (!json_array_size(ru_get(n, "devices")))
+			port_row(f, n, NULL, NULL, m);
+	}
+	fputs(m->table_end, f);
+}
+
+/* Whether a device's port of node names netdev name: one RDMA traffic crosses. */
+static bool netdev_of_port(const json_t *node, const char *name)
+{
+	const json_t *dev, *port;
+	size_t j, k;
+
+	json_array_foreach(ru_get(node, "devices"), j, dev)
+		json_array_foreach(ru_get(dev, "ports"), k, port)
+			if (name && ru_streq(ru_str(port, "netdev"), name))
+				return true;
+	return false;
+}
+
+/* "up", "down, no carrier", "—": the kernel's operational state, else the admin flag. */
+static void link_td(FILE *f, const json_t *nd, const struct rw_markup *m)
+{
+	const char *oper = ru_str(nd, "oper");
+
+	m->cell(f, NULL);
+	if (!oper && !ru_get(nd, "up")) {
+		fputs(RU_DASH, f);
+	} else {
+		if (oper && strcmp(oper, "unknown"))
+			m->cells.put(f, oper);
+		else
+			fputs(json_is_true(ru_get(nd, "up")) ? "up" : "down", f);
+		if (json_is_false(ru_get(nd, "carrier")))
+			fputs(", no carrier", f);
+	}
+	fputs(m->cell_end, f);
+}
+
+/* The NIC's PFC storm prevention ("auto", "100 ms", ...) and the pause counters polled. */
+static void pfc_tds(FILE *f, const json_t *nd, const struct rw_markup *m)
+{
+	const json_t *p = ru_get(nd, "pfc.prevention_tout_ms");
+	char b[32];
+
+	if (json_is_string(p))
+		td(f, m, NULL, json_string_value(p));
+	else if (json_is_number(p))
+		td_fmt(f, m, NULL, "%s ms",
+		       ru_num_text(nd, "pfc.prevention_tout_ms", 0, b, sizeof(b)));
+	else
+		td_fmt(f, m, NULL, "not reported");
+	m->cell(f, NULL);
+	if (json_is_number(ru_get(nd, "pfc.counters")))
+		fputs(ru_num_text(nd, "pfc.counters", 0, b, sizeof(b)), f);
+	else
+		fputs("not reported", f);
+	if (ru_str(nd, "pfc.error")) {
+		fputs(" (", f);
+		m->cells.put(f, ru_str(nd, "pfc.error"));
+		fputs(")", f);
+	}
+	fputs(m->cell_end, f);
+}
+
+/* One netdev nd of node n: its link, MTU, addresses and PFC state. */
+static void netdev_row(FILE *f, const json_t *n, const json_t *nd, const struct rw_markup *m)
+{
+	const json_t *a;
+	char b[32];
+	size_t i;
+
+	fputs(m->row.on, f);
+	td(f, m, NULL, node_name(n));
+	td(f, m, NULL, ru_str(nd, "name"));
+	td_fmt(f, m, "num", "%s", ru_num_text(nd, "rail", 0, b, sizeof(b)));
+	link_td(f, nd, m);
+	td_fmt(f, m, "num", "%s", ru_num_text(nd, "mtu", 0, b, sizeof(b)));
+	m->cell(f, NULL);
+	if (!json_array_size(ru_get(nd, "addrs")))
+		fputs(RU_DASH, f);
+	json_array_foreach(ru_get(nd, "addrs"), i, a) {
+		fputs(i ? ", " : "", f);
+		m->cells.put(f, json_string_value(a) ?: "?");
+	}
+	fputs(m->cell_end, f);
+	pfc_tds(f, nd, m);
+	fputs(m->row.off, f);
+}
+
+/* The rails' netdevs and any a port names (not the control interface), with their PFC state. */
+static void env_netdevs(FILE *f, const json_t *nodes, const struct rw_markup *m)
+{
+	const json_t *n, *nd;
+	size_t i, k, rows = 0;
+
+	json_array_foreach(nodes, i, n) {
+		json_array_foreach(ru_get(n, "netdevs"), k, nd) {
+			if (!json_is_number(ru_get(nd, "rail")) &&
+			    !netdev_of_port(n, ru_str(nd, "name")))
+				continue;
+			if (!rows++)
+				table(f, m, "netdevs", "Node", "Netdev", "Rail", "Link", "MTU",
+				      "Addresses", "PFC storm prevention", "Pause counters polled",
+				      NULL);
+			netdev_row(f, n, nd, m);
+		}
+	}
+	if (rows)
+		fputs(m->table_end, f);
+	else
+		para(f, m, "Rail netdevs: not reported.");
+	para(
+	    f, m,
+	    "PFC/DCB: the enabled PFC priorities and the ETS configuration are not reported by the "
+	    "agents; storm prevention and the pause counters they poll are shown per netdev.");
+}
+
+/* Each node's clock offset, and the worst uncertainty: the finest difference that means anything.
+ */
+static void env_clock(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *clock = ru_get(r, "clock.nodes"), *n;
+	char b1[32], b2[32], b3[32], b4[32];
+	double u, worst = -1;
+	size_t i;
+
+	if (!json_array_size(clock)) {
+		para(f, m, "Clock offsets: not measured.");
+		return;
+	}
+	para(f, m,
+	     "Clock alignment (node clock minus coordinator clock; events are placed on the "
+	     "coordinator's clock with these offsets):");
+	table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples", NULL);
+	json_array_foreach(clock, i, n) {
+		fputs(m->row.on, f);
+		td(f, m, NULL, ru_str(n, "name"));
+		td_fmt(f, m, "num", "%s µs", ru_num_text(n, "offset_us", 1, b1, sizeof(b1)));
+		td_fmt(f, m, "num", "± %s µs", ru_num_text(n, "uncertainty_us", 1, b2, sizeof(b2)));
+		td_fmt(f, m, "num", "%s µs", ru_num_text(n, "rtt_us", 1, b3, sizeof(b3)));
+		td_fmt(f, m, "num", "%s", ru_num_text(n, "samples", 0, b4, sizeof(b4)));
+		fputs(m->row.off, f);
+		if (ru_num(n, "uncertainty_us", &u) && u > worst)
+			worst = u;
+	}
+	fputs(m->table_end, f);
+	if (worst >= 0)
+		fprintf(
+		    f,
+		    "%sWorst uncertainty ± %.1f µs: differences between nodes' events finer than "
+		    "that are not meaningful.%s",
+		    m->para.on, worst, m->para.off);
+}
+
+/* The lab, each node's versions, ports and netdevs, and the clock alignment. */
+void rw_environment(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *nodes = ru_get(r, "environment.nodes");
+
+	m->section(f, "environment", "Environment");
+	if (ru_get(r, "environment.lab")) {
+		fputs(m->para.on, f);
+		ru_lab(f, r, &m->prose);
+		fputs(m->para.off, f);
+	}
+	if (!json_array_size(nodes)) {
+		para(f, m, "No node inventory was recorded.");
+	} else {
+		env_nodes(f, nodes, m);
+		env_ports(f, nodes, m);
+		env_netdevs(f, nodes, m);
+	}
+	env_clock(f, r, m);
+	fputs(m->section_end, f);
+}

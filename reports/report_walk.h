@@ -56,6 +56,7 @@ void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_cleanup(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_summary(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_goal(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_environment(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_results(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_safety(FILE *f, const json_t *r, const struct rw_markup *m);
