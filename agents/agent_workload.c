@@ -359,8 +359,10 @@ static void agent_wl_exited(struct agent_wl *w, int status)
 	if (w->stopping) {
 		struct agent_later stop = w->stop;
 
+		/* stop.fn is unset when nobody asked: the connection that started it closed */
 		w->stop.fn = NULL;
-		stop.fn(&stop, json_pack("{s:s}", "wl_id", w->id), agent_wl_result(w));
+		if (stop.fn)
+			stop.fn(&stop, json_pack("{s:s}", "wl_id", w->id), agent_wl_result(w));
 		agent_wl_remove(w);
 	}
 }

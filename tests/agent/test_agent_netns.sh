@@ -239,6 +239,19 @@ call '{"op": "workload_start", "wl_id": "stubborn", "role": "client", "args": ["
 call '{"op": "workload_stop", "wl_id": "stubborn", "timeout_ms": 300}' --events 0.5
 check "workload ignoring SIGINT is killed after the timeout" 'r["ok"] and res["killed"] and res["exit_status"] == 137 and res["summary"] is None'
 if grep -q "fake_stream: started as server" "$tmp/agent.log"; then ok "workload stderr goes to the agent log"; else bad "workload stderr" "not in the log"; fi
+# A workload started with stop_on_close by a connection that then closes (each call is its own
+# connection): the agent stops it, and its exit, answered to nobody, must not take the agent down.
+call '{"op": "workload_start", "wl_id": "orphan", "role": "server", "stop_on_close": true}'
+check "workload_start with stop_on_close" 'r["ok"] and res["wl_id"] == "orphan"'
+for _ in $(seq 1 50); do grep -q "workload orphan: pid [0-9]* exited" "$tmp/agent.log" && break; sleep 0.1; done
+call '{"op": "time"}'
+check "orphaned workload stopped when its connection closed, and the agent still serves" 'r["ok"]'
+if grep -q "workload orphan: the connection that started it closed" "$tmp/agent.log" &&
+	grep -q "workload orphan: pid [0-9]* exited" "$tmp/agent.log"; then
+	ok "orphaned workload: logged as stopped and reaped"
+else
+	bad "orphaned workload" "no stop or exit line in the agent log"
+fi
 
 # Safety net: a fault whose revert never comes is reverted at duration + 5 s.
 call '{"op": "inject", "fault_id": "forgotten", "injector": "link_down", "target": {"netdev": "v0"}, "duration_ms": 200}' --events 6
