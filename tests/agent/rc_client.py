@@ -7,6 +7,11 @@
       line. With --events it subscribes first and then prints every event that
       arrives for SECONDS, one JSON line each. Exit 0 when the response says
       ok, 1 when it does not, 2 on connection or protocol trouble.
+  rc_client.py keepalive HOST:PORT FAULT_ID
+      Renews FAULT_ID (and an unknown id, "nope") every 0.5 s on one
+      connection, as the coordinator does, printing each response as one JSON
+      line, until killed. One process for the whole loop: a client started per
+      renewal took seconds on a host busy with two labs, and let the lease lapse.
   rc_client.py raw HOST:PORT HEX
       Sends raw bytes and prints "closed" if the agent closes the connection
       within 2 s, else the JSON of whatever frames came back.
@@ -128,6 +133,16 @@ def cmd_call(addr, text, events_s):
     return 0 if resp.get("ok") else 1
 
 
+def cmd_keepalive(addr, fault_id):
+    c = Conn(addr)
+    rid = 1
+    while True:
+        rid += 1
+        resp = c.call({"op": "renew", "fault_ids": [fault_id, "nope"]}, rid)
+        print(json.dumps(resp), flush=True)
+        time.sleep(0.5)
+
+
 def cmd_raw(addr, hexbytes):
     c = Conn(addr)
     c.s.sendall(bytes.fromhex(hexbytes))
@@ -155,6 +170,8 @@ def main(argv):
             elif len(argv) != 4:
                 raise SystemExit(__doc__)
             return cmd_call(argv[2], argv[3], ev)
+        if len(argv) == 4 and argv[1] == "keepalive":
+            return cmd_keepalive(argv[2], argv[3])
         if len(argv) == 4 and argv[1] == "raw":
             return cmd_raw(argv[2], argv[3])
     except (OSError, ValueError, TimeoutError, EOFError) as e:
