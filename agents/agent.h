@@ -23,7 +23,8 @@
  *   agent_verbs.c      verbs async-event observer (`port`, `async` events)
  *   agent_counters.c   RDMA counter sampler (`counter` events)
  *   agent_pfc.c        PFC frames received, storm watchdog, lab pause emulation (`pfc`)
- *   agent_workload.c   rdmachaos-stream children (`workload` events)
+ *   agent_workload.c   rdmachaos-stream and job children (`workload` events)
+ *   agent_job.c        a job's request checks and output rules (agents/agent_job.h)
  *   agent_cgroup.c     the cgroup v2 folders workloads run in (--cgroup-root)
  *   agent_metrics.c    Prometheus metrics at GET /metrics (--metrics-listen)
  *   agent_sysfs.c      small sysfs readers
@@ -87,6 +88,8 @@ struct agent_opts {
 	unsigned int pfc_watchdog_ms; /* --pfc-watchdog-ms; 0: no PFC storm watchdog */
 	char metrics_host[64];	      /* --metrics-listen's IPv4 address */
 	uint16_t metrics_port;	      /* --metrics-listen's port; 0: no metrics */
+	char jobs[AGENT_MAX_JOB_PROGRAMS][AGENT_JOB_PATH_LEN]; /* --allow-job */
+	unsigned int nr_jobs;
 };
 
 #define AGENT_RUN_DIR_DEFAULT "/run/rdmachaos"

@@ -205,3 +205,25 @@ int agent_cgroup_remove(const char *path, char *err, size_t errlen)
 	snprintf(err, errlen, "cgroup: rmdir %s: %s", path, strerror(e));
 	return -e;
 }
+
+int agent_cgroup_kill(const char *path, char *err, size_t errlen)
+{
+	char file[4200];
+	int fd, e;
+
+	snprintf(file, sizeof(file), "%s/cgroup.kill", path);
+	fd = open(file, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "cgroup: %s: %s", file, strerror(e));
+		return -e;
+	}
+	if (write(fd, "1", 1) == 1) {
+		close(fd);
+		return 0;
+	}
+	e = errno;
+	close(fd);
+	snprintf(err, errlen, "cgroup: writing 1 to %s: %s", file, strerror(e));
+	return -e;
+}

@@ -35,4 +35,12 @@ int agent_cgroup_create(const char *root, const char *name, char *path, size_t l
  */
 int agent_cgroup_remove(const char *path, char *err, size_t errlen);
 
+/*
+ * agent_cgroup_kill() - SIGKILL every process in the folder @path and below
+ * (cgroup.kill, Linux 5.14): what a job leaves behind, even a process that
+ * left its process group. Returns 0, or -errno with a sentence in @err
+ * (-ENOENT: the folder or, on older kernels, cgroup.kill does not exist).
+ */
+int agent_cgroup_kill(const char *path, char *err, size_t errlen);
+
 #endif

@@ -36,11 +36,16 @@ static const struct yd_kind agent_config_yaml = {
 };
 
 /* What a list holds, for the checks of each entry. */
-enum agent_config_kind { AGENT_CONFIG_INJECTOR, AGENT_CONFIG_NETDEV, AGENT_CONFIG_DEVICE };
+enum agent_config_kind {
+	AGENT_CONFIG_INJECTOR,
+	AGENT_CONFIG_NETDEV,
+	AGENT_CONFIG_DEVICE,
+	AGENT_CONFIG_PROGRAM,
+};
 
 static const char *const agent_config_keys[] = {
-    "injectors", "netdevs",    "devices", "max_fault_duration", "max_concurrent_faults",
-    "pfc",	 "control_if", NULL,
+    "injectors",  "netdevs", "devices", "max_fault_duration", "max_concurrent_faults", "pfc",
+    "control_if", "jobs",    NULL,
 };
 static const char *const agent_config_pfc_keys[] = {"max_rate_fps", "max_duration", NULL};
 
@@ -100,7 +105,15 @@ static int agent_config_name(struct yd_doc *d, const yaml_node_t *n, const char 
 			       "\"%s\" is not an interface name (1..%zu characters, no '/', ':' or "
 			       "spaces)",
 			       s, len - 1);
-	if (kind == AGENT_CONFIG_DEVICE && (slen >= len || i < slen))
+	if (kind == AGENT_CONFIG_PROGRAM) {
+		for (i = 0; i < slen && !iscntrl((unsigned char)s[i]); i++)
+			;
+		if (s[0] != '/' || slen >= len || i < slen)
+			return yd_fail(d, n, path,
+				       "\"%s\" is not a program's absolute path (at most %zu "
+				       "characters), e.g. /usr/bin/ib_write_bw",
+				       s, len - 1);
+	} else if (kind == AGENT_CONFIG_DEVICE && (slen >= len || i < slen))
 		return yd_fail(d, n, path,
 			       "\"%s\" is not an RDMA device name (1..%zu characters, no '/' or "
 			       "spaces)",
@@ -213,6 +226,11 @@ static int agent_config_key(struct yd_doc *d, const yaml_node_t *k, const yaml_n
 					"max_duration: 60s}",
 					agent_config_pfc_key, p);
 	}
+	if (!strcmp(key, "jobs")) {
+		p->jobs_line = line;
+		return agent_config_names(d, v, key, AGENT_CONFIG_PROGRAM, &p->jobs[0][0],
+					  sizeof(p->jobs[0]), AGENT_MAX_JOB_PROGRAMS, &p->nr_jobs);
+	}
 	p->control_if_line = line; /* control_if: check_keys let nothing else through */
 	return agent_config_name(d, v, key, AGENT_CONFIG_NETDEV, p->control_if,
 				 sizeof(p->control_if));
@@ -283,6 +301,11 @@ int agent_config_apply(struct agent_policy *p, const struct agent_policy *file, 
 		memcpy(p->devices, file->devices, sizeof(p->devices));
 		p->nr_devices = file->nr_devices;
 		p->devices_line = file->devices_line;
+	}
+	if (!p->nr_jobs) { /* no --allow-job: the file's programs */
+		memcpy(p->jobs, file->jobs, sizeof(p->jobs));
+		p->nr_jobs = file->nr_jobs;
+		p->jobs_line = file->jobs_line;
 	}
 	if (!p->control_if[0]) {
 		memcpy(p->control_if, file->control_if, sizeof(p->control_if));

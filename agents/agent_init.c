@@ -22,5 +22,7 @@ void agent_init(struct agent *a, const struct agent_opts *o)
 	for (i = 0; i < o->nr_allow; i++)
 		strcpy(a->policy.allow[i], o->allow[i]);
 	a->policy.nr_allow = o->nr_allow;
+	memcpy(a->policy.jobs, o->jobs, sizeof(a->policy.jobs));
+	a->policy.nr_jobs = o->nr_jobs;
 	strcpy(a->policy.control_if, o->control_if);
 }

@@ -35,6 +35,7 @@ enum {
 	OPT_RUN_DIR,
 	OPT_CGROUP_ROOT,
 	OPT_METRICS_LISTEN,
+	OPT_ALLOW_JOB,
 };
 
 static const struct option agent_long_opts[] = {
@@ -58,6 +59,7 @@ static const struct option agent_long_opts[] = {
     {"run-dir", required_argument, NULL, OPT_RUN_DIR},
     {"cgroup-root", required_argument, NULL, OPT_CGROUP_ROOT},
     {"metrics-listen", required_argument, NULL, OPT_METRICS_LISTEN},
+    {"allow-job", required_argument, NULL, OPT_ALLOW_JOB},
     {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -125,6 +127,11 @@ void agent_opts_usage(FILE *f)
 	    "  --cgroup-root DIR      the cgroup v2 folder under which workloads started with\n"
 	    "                         \"cgroup\": true get DIR/WL_ID, with the rdma controller\n"
 	    "                         enabled (default: " AGENT_CGROUP_ROOT_DEFAULT ")\n"
+	    "  --allow-job PATH,...   the programs a job workload may run (absolute paths,\n"
+	    "                         matched by identity, not by name); repeatable (default:\n"
+	    "                         the policy file's jobs, else none: every job refused).\n"
+	    "                         A job runs as the agent does, as root: list only what\n"
+	    "                         your drills need, e.g. /usr/bin/ib_write_bw\n"
 	    "  --metrics-listen ADDR:PORT\n"
 	    "                         serve Prometheus metrics (text format 0.0.4) at\n"
 	    "                         http://ADDR:PORT/metrics, e.g. 127.0.0.1:9464; plain\n"
@@ -172,6 +179,35 @@ static bool agent_ifname_ok(const char *s, size_t len)
 }
 
 /* Appends the comma-separated interface names of arg to names[*nr]. */
+/* --allow-job PATH,PATH...: absolute paths, appended to o->jobs. */
+static int agent_joblist_parse(const char *arg, struct agent_opts *o, char *err, size_t errlen)
+{
+	const char *p = arg;
+
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p), i;
+
+		for (i = 0; i < len && !iscntrl((unsigned char)p[i]); i++)
+			;
+		if (!len || p[0] != '/' || len >= AGENT_JOB_PATH_LEN || i < len)
+			return agent_opts_fail(
+			    err, errlen,
+			    "--allow-job '%s': '%.*s' is not a program's absolute "
+			    "path (at most %d characters; separate paths with "
+			    "commas)",
+			    arg, (int)len, p, AGENT_JOB_PATH_LEN - 1);
+		if (o->nr_jobs == AGENT_MAX_JOB_PROGRAMS)
+			return agent_opts_fail(err, errlen, "--allow-job: more than %d programs",
+					       AGENT_MAX_JOB_PROGRAMS);
+		memcpy(o->jobs[o->nr_jobs], p, len);
+		o->jobs[o->nr_jobs++][len] = '\0';
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
 static int agent_iflist_parse(const char *flag, const char *arg, char (*names)[IF_NAMESIZE],
 			      unsigned int max, unsigned int *nr, char *err, size_t errlen)
 {
@@ -464,6 +500,11 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 						       "--control-if '%s': not an interface name",
 						       optarg);
 			strcpy(o->control_if, optarg);
+			break;
+		case OPT_ALLOW_JOB:
+			ret = agent_joblist_parse(optarg, o, err, errlen);
+			if (ret)
+				return ret;
 			break;
 		case OPT_ALLOW_IF:
 			ret = agent_iflist_parse("--allow-if", optarg, o->allow, AGENT_MAX_IFS,

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "agents/agent_policy.h"
 #include "common/units.h"
@@ -279,4 +280,36 @@ int agent_policy_check_inject(const struct agent_policy *p, const char *injector
 					   p->max_concurrent, active,
 					   active == 1 ? "fault is" : "faults are");
 	return 0;
+}
+
+int agent_policy_check_job(const struct agent_policy *p, const char *program, char *err,
+			   size_t errlen)
+{
+	struct stat want, st;
+	unsigned int i;
+
+	if (!p->nr_jobs) {
+		snprintf(err, errlen,
+			 "workload_start: job: %s: refused: this agent runs no jobs (list the "
+			 "programs it may run with --allow-job PATH or `jobs:` in its policy file)",
+			 program);
+		return -EPERM;
+	}
+	if (stat(program, &want)) {
+		int e = errno;
+
+		snprintf(err, errlen, "workload_start: job: %s: %s", program, strerror(e));
+		return -e;
+	}
+	for (i = 0; i < p->nr_jobs; i++)
+		if (!stat(p->jobs[i], &st) && st.st_dev == want.st_dev && st.st_ino == want.st_ino)
+			return 0;
+	if (p->jobs_line)
+		snprintf(err, errlen,
+			 "workload_start: job: %s: refused by policy %s:%u: jobs does not list it",
+			 program, p->file, p->jobs_line);
+	else
+		snprintf(err, errlen,
+			 "workload_start: job: %s: refused: --allow-job does not list it", program);
+	return -EPERM;
 }

@@ -33,6 +33,8 @@
 #define AGENT_DEVICE_LEN 64
 #define AGENT_INJ_NAME_LEN 32
 #define AGENT_POLICY_FILE_LEN 1024
+#define AGENT_MAX_JOB_PROGRAMS 32
+#define AGENT_JOB_PATH_LEN 256
 
 struct agent_policy {
 	char allow[AGENT_MAX_IFS][IF_NAMESIZE];
@@ -62,6 +64,14 @@ struct agent_policy {
 	uint64_t pfc_max_rate_fps;
 	uint64_t pfc_max_duration_ms;
 	unsigned int pfc_line;
+	/*
+	 * The programs a job workload may run (--allow-job, else the file's `jobs`): absolute
+	 * paths, compared by identity (device and inode) with the job's argv[0] when it starts,
+	 * so that neither a symlink nor another path to the same file is a way around, and no
+	 * other program is reached. None: every job is refused.
+	 */
+	char jobs[AGENT_MAX_JOB_PROGRAMS][AGENT_JOB_PATH_LEN];
+	unsigned int nr_jobs, jobs_line; /* line 0: --allow-job, or none */
 };
 
 /* Records an interface that carries a coordinator connection. -ENOSPC when the table is full. */
@@ -127,5 +137,14 @@ int agent_policy_check_replay(const struct agent_policy *p, const char *injector
  */
 int agent_policy_check_params(const struct agent_policy *p, const char *injector,
 			      const json_t *params, char *err, size_t errlen);
+
+/*
+ * Whether a job may run program (its argv[0], an absolute path): 0 when it is the very file
+ * (same device and inode) one of p->jobs names, else -EPERM (or -errno when program cannot be
+ * looked at) and a sentence such as "workload_start: job: /usr/bin/foo: refused by policy
+ * /etc/rdmachaos/agent.yaml:7: jobs does not list it".
+ */
+int agent_policy_check_job(const struct agent_policy *p, const char *program, char *err,
+			   size_t errlen);
 
 #endif

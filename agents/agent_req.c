@@ -113,6 +113,7 @@ static const struct agent_field agent_f_wl_start[] = {
     {"shim", AGENT_F_BOOL, false, 0, 0},	/* preload the verbs shim */
     {"cgroup", AGENT_F_BOOL, false, 0, 0},	/* in CGROUP_ROOT/WL_ID */
     {"no_ipc_lock", AGENT_F_BOOL, false, 0, 0}, /* without CAP_IPC_LOCK */
+    {"job", AGENT_F_OBJECT, false, 0, 0},	/* a user's program (agents/agent_job.h) */
     {NULL},
 };
 static const struct agent_field agent_f_wl_stop[] = {

@@ -20,6 +20,16 @@
  * For the metrics, the `error` (per wc_status) and `mr_error` events of each
  * wl_id are counted for the agent's life (agent_workload_counts), past the
  * workload's own record.
+ *
+ * A job (a request with "job": a user's program, agents/agent_job.h) differs
+ * in five ways: its program is argv[0] of the request, allowed by the policy
+ * (--allow-job, by identity); it gets its own session, so that stopping it
+ * signals its whole process group, and whatever of the group (or, with
+ * "cgroup", of its cgroup) outlives the leader is SIGKILLed when the leader
+ * exits: a job leaves nothing behind; its stdout and stderr are text, each
+ * line handed to agent_job_line (rules, bounded `line` events); it has a time
+ * limit after which it is stopped like an orphan; and its exit event carries
+ * the counts of its lines.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +48,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_cgroup.h"
+#include "agents/agent_job.h"
 #include "agents/agent_metrics.h"
 #include "common/shim_proto.h"
 #include "common/units.h"
@@ -54,6 +65,20 @@ struct agent_wl_counts {
 	bool full; /* AGENT_WL_COUNTS_MAX reached (logged once) */
 };
 
+struct agent_wl;
+
+/* One of a workload's output pipes, read in the loop and cut into lines. */
+struct agent_wl_pipe {
+	struct agent_wl *w;
+	const char *stream; /* "stdout" or "stderr" */
+	int fd;		    /* -1: none (a stream's stderr goes to the agent's log) */
+	struct agent_poll poll;
+	char *line;
+	size_t len;
+	bool overlong; /* dropping the rest of a line that did not fit */
+	bool eof;
+};
+
 struct agent_wl {
 	struct agent_list node; /* on a->workloads until answered for, or replaced */
 	struct agent *a;
@@ -61,17 +86,16 @@ struct agent_wl {
 	char role[16];
 	pid_t pid;
 	int pidfd;
-	int out_fd;
-	struct agent_poll out_poll, pid_poll;
-	char *line;
-	size_t len;
-	bool overlong; /* dropping the rest of a line that did not fit */
-	bool eof;
+	struct agent_wl_pipe out, err;
+	struct agent_poll pid_poll;
 	json_t *summary;
 	bool exited;
 	int status;
 	bool killed;
 	struct agent_timer kill_timer;
+	struct agent_job *job;		/* NULL for rdmachaos-stream */
+	struct agent_timer limit_timer; /* a job's time limit */
+	bool timed_out;			/* stopped at its time limit */
 	struct agent_later stop; /* a workload_stop waiting for the exit, while stop.fn is set */
 	bool stopping;
 	uint64_t owner;	     /* the connection whose close stops it (stop_on_close), or 0 */
@@ -86,14 +110,23 @@ struct agent_wl_exec {
 	const char *path;
 	char **argv;
 	char **envp;
-	int out_fd; /* its stdout */
-	int cg_fd;  /* the cgroup's cgroup.procs, open for writing; -1: none */
-	int err_fd; /* close-on-exec: an agent_wl_fail written here if exec is not reached */
+	char **env_base; /* what envp is made of (agent_wl_env), freed with it */
+	const char *cwd; /* NULL: the agent's */
+	bool session;	 /* a session (and process group) of its own */
+	int out_fd;	 /* its stdout */
+	int err_fd2;	 /* its stderr; -1: the agent's */
+	int cg_fd;	 /* the cgroup's cgroup.procs, open for writing; -1: none */
+	int err_fd;	 /* close-on-exec: an agent_wl_fail written here if exec is not reached */
 	bool no_ipc_lock;
 };
 
 /* The child's report of the step that failed before exec. */
-enum agent_wl_step { AGENT_WL_STEP_CGROUP = 1, AGENT_WL_STEP_CAPS, AGENT_WL_STEP_EXEC };
+enum agent_wl_step {
+	AGENT_WL_STEP_CGROUP = 1,
+	AGENT_WL_STEP_CAPS,
+	AGENT_WL_STEP_CWD,
+	AGENT_WL_STEP_EXEC,
+};
 
 struct agent_wl_fail {
 	int step;
@@ -104,18 +137,25 @@ static void agent_wl_put(struct agent_wl *w)
 {
 	if (--w->refs > 0)
 		return;
-	if (w->out_fd >= 0)
-		close(w->out_fd);
+	if (w->out.fd >= 0)
+		close(w->out.fd);
+	if (w->err.fd >= 0)
+		close(w->err.fd);
 	if (w->pidfd >= 0)
 		close(w->pidfd);
 	json_decref(w->summary);
-	free(w->line);
+	if (w->job) {
+		agent_job_free(w->job);
+		free(w->job);
+	}
+	free(w->out.line);
+	free(w->err.line);
 	free(w);
 }
 
 static void agent_wl_out_idle(struct agent_poll *p)
 {
-	agent_wl_put(agent_container_of(p, struct agent_wl, out_poll));
+	agent_wl_put(agent_container_of(p, struct agent_wl_pipe, poll)->w);
 }
 
 static void agent_wl_pid_idle(struct agent_poll *p)
@@ -127,8 +167,11 @@ static void agent_wl_pid_idle(struct agent_poll *p)
 static void agent_wl_remove(struct agent_wl *w)
 {
 	agent_timer_cancel(&w->kill_timer);
+	agent_timer_cancel(&w->limit_timer);
 	agent_list_del(&w->node);
-	agent_poll_stop(&w->out_poll);
+	agent_poll_stop(&w->out.poll);
+	if (w->err.fd >= 0)
+		agent_poll_stop(&w->err.poll);
 	agent_poll_stop(&w->pid_poll);
 	if (w->stop.fn) {
 		w->stop.fn(&w->stop, NULL, NULL); /* the exit was never seen: nobody is answered */
@@ -270,13 +313,31 @@ static void agent_wl_line(struct agent_wl *w, const char *line)
 	agent_emit_at(w->a, "workload", ts_ns, fields);
 }
 
-/* Reads what the pipe holds and hands out complete lines; true at end of file. */
-static bool agent_wl_read(struct agent_wl *w)
+static void agent_wl_job_emit(void *arg, uint64_t ts_ns, json_t *fields)
 {
+	struct agent_wl *w = arg;
+
+	json_object_set_new(fields, "wl_id", json_string(w->id));
+	json_object_set_new(fields, "role", json_string(w->role));
+	agent_emit_at(w->a, "workload", ts_ns, fields);
+}
+
+static void agent_wl_pipe_line(struct agent_wl_pipe *p, const char *line)
+{
+	if (p->w->job)
+		agent_job_line(p->w->job, p->stream, line, rc_now_ns(), agent_wl_job_emit, p->w);
+	else
+		agent_wl_line(p->w, line);
+}
+
+/* Reads what the pipe holds and hands out complete lines; true at end of file. */
+static bool agent_wl_read(struct agent_wl_pipe *p)
+{
+	struct agent_wl *w = p->w;
 	char buf[8192];
 
 	for (;;) {
-		ssize_t n = read(w->out_fd, buf, sizeof(buf));
+		ssize_t n = read(p->fd, buf, sizeof(buf));
 		ssize_t i;
 
 		if (n < 0 && errno == EINTR)
@@ -284,40 +345,67 @@ static bool agent_wl_read(struct agent_wl *w)
 		if (n < 0)
 			return errno != EAGAIN && errno != EWOULDBLOCK;
 		if (n == 0) {
-			w->line[w->len] = '\0';
-			if (!w->overlong)
-				agent_wl_line(w, w->line); /* a last line without its newline */
-			w->len = 0;
+			p->line[p->len] = '\0';
+			if (!p->overlong)
+				agent_wl_pipe_line(p,
+						   p->line); /* a last line without its newline */
+			p->len = 0;
 			return true;
 		}
 		for (i = 0; i < n; i++) {
 			if (buf[i] == '\n') {
-				w->line[w->len] = '\0';
-				if (!w->overlong)
-					agent_wl_line(w, w->line);
-				w->len = 0;
-				w->overlong = false;
-			} else if (w->len < AGENT_WL_LINE_MAX - 1) {
-				w->line[w->len++] = buf[i];
-			} else if (!w->overlong) {
-				w->overlong = true;
-				agent_notice(
-				    w->a, RC_LOG_WARN,
-				    "workload %s: stdout line longer than %d bytes dropped", w->id,
-				    AGENT_WL_LINE_MAX - 1);
+				p->line[p->len] = '\0';
+				if (!p->overlong)
+					agent_wl_pipe_line(p, p->line);
+				p->len = 0;
+				p->overlong = false;
+			} else if (p->len < AGENT_WL_LINE_MAX - 1) {
+				p->line[p->len++] = buf[i];
+			} else if (!p->overlong) {
+				p->overlong = true;
+				if (w->job) /* a job's output is its own: counted, not logged */
+					w->job->lines_dropped++;
+				else
+					agent_notice(w->a, RC_LOG_WARN,
+						     "workload %s: %s line longer than %d bytes "
+						     "dropped",
+						     w->id, p->stream, AGENT_WL_LINE_MAX - 1);
 			}
 		}
 	}
 }
 
-static void agent_wl_out_ready(struct agent_poll *p, int res)
+/* Everything the pipe holds now, then no more polling once at its end. */
+static void agent_wl_drain(struct agent_wl_pipe *p)
 {
-	struct agent_wl *w = agent_container_of(p, struct agent_wl, out_poll);
-
-	if (!w->eof && agent_wl_read(w)) {
-		w->eof = true;
-		agent_poll_stop(&w->out_poll);
+	if (p->fd >= 0 && !p->eof && agent_wl_read(p)) {
+		p->eof = true;
+		agent_poll_stop(&p->poll);
 	}
+}
+
+static void agent_wl_out_ready(struct agent_poll *poll, int res)
+{
+	agent_wl_drain(agent_container_of(poll, struct agent_wl_pipe, poll));
+}
+
+/*
+ * Sends sig to the workload: to a job's whole process group (its session, led by w->pid), and
+ * with SIGKILL to all of its cgroup too; to a stream's pid alone.
+ */
+static void agent_wl_signal(struct agent_wl *w, int sig)
+{
+	char err[512];
+
+	if (!w->job) {
+		if (!w->exited)
+			kill(w->pid, sig);
+		return;
+	}
+	kill(-w->pid, sig); /* ESRCH: the whole group is gone */
+	if (sig == SIGKILL && w->cgroup[0] && agent_cgroup_kill(w->cgroup, err, sizeof(err)) &&
+	    errno != ENOENT)
+		agent_notice(w->a, RC_LOG_WARN, "workload %s: %s", w->id, err);
 }
 
 static json_t *agent_wl_result(const struct agent_wl *w)
@@ -329,6 +417,11 @@ static json_t *agent_wl_result(const struct agent_wl *w)
 
 	if (r && WIFSIGNALED(w->status))
 		json_object_set_new(r, "signal", json_integer(WTERMSIG(w->status)));
+	if (r && w->job) {
+		json_object_set_new(r, "output", agent_job_stats(w->job));
+		if (w->timed_out)
+			json_object_set_new(r, "time_limit", json_true());
+	}
 	return r;
 }
 
@@ -341,12 +434,14 @@ static void agent_wl_exited(struct agent_wl *w, int status)
 	w->exited = true;
 	w->status = status;
 	agent_timer_cancel(&w->kill_timer);
+	agent_timer_cancel(&w->limit_timer);
+	/* A job's leader is gone: so is everything it started, before its cgroup is removed. */
+	if (w->job)
+		agent_wl_signal(w, SIGKILL);
 	agent_wl_release(w);
-	/* Everything the child wrote is in the pipe now: take it before answering. */
-	if (!w->eof && agent_wl_read(w)) {
-		w->eof = true;
-		agent_poll_stop(&w->out_poll);
-	}
+	/* Everything the child wrote is in the pipes now: take it before answering. */
+	agent_wl_drain(&w->out);
+	agent_wl_drain(&w->err);
 	ev = agent_wl_result(w);
 	json_object_del(ev, "summary");
 	json_object_set_new(ev, "type", json_string("exit"));
@@ -391,7 +486,24 @@ static void agent_wl_kill(struct agent_timer *t)
 	agent_notice(w->a, RC_LOG_WARN, "workload %s: pid %d ignored SIGINT: SIGKILL", w->id,
 		     (int)w->pid);
 	w->killed = true;
-	kill(w->pid, SIGKILL);
+	agent_wl_signal(w, SIGKILL);
+}
+
+/* A job's time limit: stopped as an orphan is, and said so in its exit. */
+static void agent_wl_limit(struct agent_timer *t)
+{
+	struct agent_wl *w = agent_container_of(t, struct agent_wl, limit_timer);
+
+	if (w->exited || w->stopping)
+		return;
+	agent_notice(w->a, RC_LOG_WARN,
+		     "workload %s: job pid %d reached its time limit of %llu ms: stopping it",
+		     w->id, (int)w->pid, (unsigned long long)w->job->time_limit_ms);
+	/* Not `stopping`: its exit stays to be answered for by workload_stop. */
+	w->timed_out = true;
+	agent_wl_signal(w, SIGINT);
+	agent_timer_set(&w->a->loop, &w->kill_timer,
+			rc_now_ns() + AGENT_WL_ORPHAN_GRACE_MS * RC_NSEC_PER_MSEC);
 }
 
 /* In the child: reports the step that failed and errno, then exits. */
@@ -456,11 +568,17 @@ static void agent_wl_child(const struct agent_wl_exec *x, pid_t parent)
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (x->session)
+		setsid(); /* cannot fail: a fresh child leads no group */
 	if (x->cg_fd >= 0 && agent_wl_join_cgroup(x->cg_fd))
 		agent_wl_child_fail(x->err_fd, AGENT_WL_STEP_CGROUP, errno);
 	if (x->no_ipc_lock && agent_wl_drop_ipc_lock())
 		agent_wl_child_fail(x->err_fd, AGENT_WL_STEP_CAPS, errno);
+	if (x->cwd && chdir(x->cwd))
+		agent_wl_child_fail(x->err_fd, AGENT_WL_STEP_CWD, errno);
 	if (dup2(x->out_fd, STDOUT_FILENO) < 0)
+		_exit(127);
+	if (x->err_fd2 >= 0 && dup2(x->err_fd2, STDERR_FILENO) < 0)
 		_exit(127);
 	null_fd = open("/dev/null", O_RDONLY);
 	if (null_fd >= 0)
@@ -479,6 +597,7 @@ static int agent_wl_wait_exec(struct agent_wl *w, int err_fd, char *err, size_t 
 	static const char *const what[] = {
 	    [AGENT_WL_STEP_CGROUP] = "entering cgroup",
 	    [AGENT_WL_STEP_CAPS] = "dropping CAP_IPC_LOCK",
+	    [AGENT_WL_STEP_CWD] = "entering its cwd",
 	    [AGENT_WL_STEP_EXEC] = "exec",
 	};
 	struct agent_wl_fail r;
@@ -501,66 +620,92 @@ static int agent_wl_wait_exec(struct agent_wl *w, int err_fd, char *err, size_t 
 	return -r.err;
 }
 
+/* Closes the fds of pipes that are open (>= 0). */
+static void agent_wl_close(int *fds, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+}
+
+/*
+ * Forks and execs the child: a stream's argv is "rdmachaos-stream ROLE ARGS...", a job's its
+ * own. On success w->pid, w->pidfd and the read ends of w's pipes (stdout; a job's stderr too)
+ * are set, non-blocking.
+ */
 static int agent_wl_spawn(struct agent_wl *w, struct agent_wl_exec *x, const json_t *args,
 			  char *err, size_t errlen)
 {
 	size_t i, n = json_array_size(args);
 	pid_t parent = getpid();
-	int pipefd[2], errpipe[2];
+	/* stdout, the exec report, a job's stderr: read and write end of each */
+	int fds[6] = {-1, -1, -1, -1, -1, -1};
 	int ret = 0;
 
-	x->argv = calloc(n + 3, sizeof(*x->argv));
-	if (!x->argv)
-		return -ENOMEM;
-	x->argv[0] = (char *)AGENT_WL_STREAM;
-	x->argv[1] = w->role;
-	for (i = 0; i < n; i++)
-		x->argv[i + 2] = (char *)json_string_value(json_array_get(args, i));
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		ret = -errno;
-		snprintf(err, errlen, "workload_start: %s: pipe: %s", w->id, strerror(errno));
-		goto out;
+	if (w->job) {
+		x->argv = w->job->argv;
+	} else {
+		x->argv = calloc(n + 3, sizeof(*x->argv));
+		if (!x->argv)
+			return -ENOMEM;
+		x->argv[0] = (char *)AGENT_WL_STREAM;
+		x->argv[1] = w->role;
+		for (i = 0; i < n; i++)
+			x->argv[i + 2] = (char *)json_string_value(json_array_get(args, i));
 	}
-	if (pipe2(errpipe, O_CLOEXEC)) {
-		ret = -errno;
-		snprintf(err, errlen, "workload_start: %s: pipe: %s", w->id, strerror(errno));
-		close(pipefd[0]);
-		close(pipefd[1]);
-		goto out;
-	}
-	x->out_fd = pipefd[1];
-	x->err_fd = errpipe[1];
+	for (i = 0; i < (w->job ? 3U : 2U); i++)
+		if (pipe2(fds + 2 * i, O_CLOEXEC)) {
+			ret = -errno;
+			snprintf(err, errlen, "workload_start: %s: pipe: %s", w->id,
+				 strerror(errno));
+			agent_wl_close(fds, 6);
+			goto out;
+		}
+	x->out_fd = fds[1];
+	x->err_fd = fds[3];
+	x->err_fd2 = fds[5];
 	w->pid = fork();
 	if (w->pid < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "workload_start: %s: fork: %s", w->id, strerror(errno));
-		close(pipefd[0]);
-		close(pipefd[1]);
-		close(errpipe[0]);
-		close(errpipe[1]);
+		agent_wl_close(fds, 6);
 		goto out;
 	}
 	if (!w->pid)
 		agent_wl_child(x, parent);
-	close(pipefd[1]);
-	close(errpipe[1]);
-	ret = agent_wl_wait_exec(w, errpipe[0], err, errlen);
-	close(errpipe[0]);
+	agent_wl_close(&fds[1], 1);
+	agent_wl_close(&fds[3], 1);
+	agent_wl_close(&fds[5], 1);
+	ret = agent_wl_wait_exec(w, fds[2], err, errlen);
+	agent_wl_close(&fds[2], 1);
 	if (ret) {
-		close(pipefd[0]);
+		agent_wl_close(fds, 6);
 		goto out;
 	}
-	w->out_fd = pipefd[0];
-	fcntl(w->out_fd, F_SETFL, fcntl(w->out_fd, F_GETFL) | O_NONBLOCK);
+	w->out.fd = fds[0];
+	w->err.fd = fds[4];
+	for (i = 0; i < 2; i++) {
+		int fd = i ? w->err.fd : w->out.fd;
+
+		if (fd >= 0)
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	}
 	w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
 	if (w->pidfd < 0) {
 		ret = -errno;
 		snprintf(err, errlen, "workload_start: %s: pidfd_open: %s", w->id, strerror(errno));
+		if (w->job)
+			kill(-w->pid, SIGKILL);
 		kill(w->pid, SIGKILL);
 		waitpid(w->pid, NULL, 0);
 	}
 out:
-	free(x->argv);
+	if (!w->job)
+		free(x->argv);
 	x->argv = NULL;
 	return ret;
 }
@@ -705,7 +850,10 @@ static int agent_wl_prepare(struct agent *a, struct agent_wl *w, const json_t *r
 		if (ret)
 			return ret;
 	}
-	x->envp = agent_wl_env(w, so);
+	x->env_base = agent_wl_env(w, so);
+	if (!x->env_base)
+		return -ENOMEM;
+	x->envp = w->job ? agent_job_environ(w->job, x->env_base) : x->env_base;
 	if (!x->envp)
 		return -ENOMEM;
 	if (!json_is_true(json_object_get(req, "cgroup")))
@@ -733,7 +881,8 @@ static int agent_wl_prepare(struct agent *a, struct agent_wl *w, const json_t *r
 /* The start result: what was started and how. */
 static json_t *agent_wl_started(const struct agent_wl *w)
 {
-	json_t *r = json_pack("{s:s, s:i}", "wl_id", w->id, "pid", (int)w->pid);
+	json_t *r = json_pack("{s:s, s:i, s:s}", "wl_id", w->id, "pid", (int)w->pid, "kind",
+			      w->job ? "job" : "stream");
 
 	if (r && w->cgroup[0])
 		json_object_set_new(r, "cgroup", json_string(w->cgroup));
@@ -744,6 +893,101 @@ static json_t *agent_wl_started(const struct agent_wl *w)
 	return r;
 }
 
+/* A fresh record for wl_id; its pipes not open yet. NULL when out of memory. */
+static struct agent_wl *agent_wl_new(struct agent *a, const char *wl_id, const char *role)
+{
+	struct agent_wl *w = calloc(1, sizeof(*w));
+	int i;
+
+	if (!w)
+		return NULL;
+	w->a = a;
+	w->pidfd = -1;
+	w->refs = 1;
+	for (i = 0; i < 2; i++) {
+		struct agent_wl_pipe *p = i ? &w->err : &w->out;
+
+		p->w = w;
+		p->fd = -1;
+		p->stream = i ? "stderr" : "stdout";
+		p->line = malloc(AGENT_WL_LINE_MAX);
+		if (!p->line) {
+			agent_wl_put(w);
+			return NULL;
+		}
+	}
+	snprintf(w->id, sizeof(w->id), "%s", wl_id);
+	snprintf(w->role, sizeof(w->role), "%s", role);
+	agent_list_init(&w->node);
+	w->kill_timer.fire = agent_wl_kill;
+	w->limit_timer.fire = agent_wl_limit;
+	return w;
+}
+
+/*
+ * What runs: for a job its program (checked against the policy) and the rest of its request
+ * in w->job; for a stream rdmachaos-stream next to the agent, in path. 0 or -errno.
+ */
+static int agent_wl_program(struct agent *a, struct agent_wl *w, const json_t *req, char *path,
+			    size_t len, char *err, size_t errlen)
+{
+	const json_t *job = json_object_get(req, "job");
+	const char *role = w->role;
+	int ret;
+
+	if (!job) {
+		if (strcmp(role, "server") && strcmp(role, "client")) {
+			snprintf(err, errlen,
+				 "workload_start: role: \"%s\": must be \"server\" or \"client\" "
+				 "(a job's: \"rank\" or \"launcher\")",
+				 role);
+			return -EINVAL;
+		}
+		snprintf(path, len, "%s/%s", a->exe_dir, AGENT_WL_STREAM);
+		if (access(path, X_OK)) {
+			ret = -errno;
+			snprintf(err, errlen, "workload_start: %s: %s (build it: make build/%s)",
+				 path, strerror(errno), AGENT_WL_STREAM);
+			return ret;
+		}
+		return 0;
+	}
+	if (strcmp(role, "rank") && strcmp(role, "launcher")) {
+		snprintf(err, errlen,
+			 "workload_start: role: \"%s\": a job's must be \"rank\" (one of its "
+			 "processes) or \"launcher\" (a program such as mpirun that starts them)",
+			 role);
+		return -EINVAL;
+	}
+	if (json_object_get(req, "args")) {
+		snprintf(err, errlen,
+			 "workload_start: args: a job's arguments are job.argv; args are "
+			 "rdmachaos-stream's");
+		return -EINVAL;
+	}
+	w->job = calloc(1, sizeof(*w->job));
+	if (!w->job)
+		return -ENOMEM;
+	ret = agent_job_parse(job, w->job, err, errlen);
+	if (ret) {
+		char why[512];
+
+		free(w->job);
+		w->job = NULL;
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "workload_start: %s", why);
+		return ret;
+	}
+	ret = agent_policy_check_job(&a->policy, w->job->argv[0], err, errlen);
+	if (!ret && access(w->job->argv[0], X_OK)) {
+		ret = -errno;
+		snprintf(err, errlen, "workload_start: job: %s: %s", w->job->argv[0],
+			 strerror(errno));
+	}
+	snprintf(path, len, "%s", w->job->argv[0]);
+	return ret;
+}
+
 int agent_op_workload_start(struct agent *a, struct agent_client *cl,
 			    const struct agent_later *later, const json_t *req, json_t **result,
 			    char *err, size_t errlen)
@@ -751,16 +995,11 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl,
 	const char *wl_id = json_string_value(json_object_get(req, "wl_id"));
 	const char *role = json_string_value(json_object_get(req, "role"));
 	const json_t *args = json_object_get(req, "args");
-	struct agent_wl_exec x = {.cg_fd = -1, .out_fd = -1, .err_fd = -1};
+	struct agent_wl_exec x = {.cg_fd = -1, .out_fd = -1, .err_fd = -1, .err_fd2 = -1};
 	struct agent_wl *w, *old;
 	char path[4200];
 	int ret;
 
-	if (strcmp(role, "server") && strcmp(role, "client")) {
-		snprintf(err, errlen,
-			 "workload_start: role: \"%s\": must be \"server\" or \"client\"", role);
-		return -EINVAL;
-	}
 	old = agent_wl_find(a, wl_id);
 	if (old && !old->exited) {
 		snprintf(err, errlen,
@@ -768,38 +1007,29 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl,
 			 (int)old->pid);
 		return -EEXIST;
 	}
-	snprintf(path, sizeof(path), "%s/%s", a->exe_dir, AGENT_WL_STREAM);
-	if (access(path, X_OK)) {
-		ret = -errno;
-		snprintf(err, errlen, "workload_start: %s: %s (build it: make build/%s)", path,
-			 strerror(errno), AGENT_WL_STREAM);
-		return ret;
-	}
-	w = calloc(1, sizeof(*w));
+	w = agent_wl_new(a, wl_id, role);
 	if (!w)
 		return -ENOMEM;
-	w->line = malloc(AGENT_WL_LINE_MAX);
-	if (!w->line) {
-		free(w);
-		return -ENOMEM;
+	ret = agent_wl_program(a, w, req, path, sizeof(path), err, errlen);
+	if (ret) {
+		agent_wl_put(w);
+		return ret;
 	}
-	w->a = a;
-	w->out_fd = -1;
-	w->pidfd = -1;
-	w->refs = 1;
-	snprintf(w->id, sizeof(w->id), "%s", wl_id);
-	snprintf(w->role, sizeof(w->role), "%s", role);
 	if (cl && json_is_true(json_object_get(req, "stop_on_close")))
 		w->owner = cl->serial;
-	agent_list_init(&w->node);
-	w->kill_timer.fire = agent_wl_kill;
 	x.path = path;
+	if (w->job) {
+		x.session = true;
+		x.cwd = w->job->cwd[0] ? w->job->cwd : NULL;
+	}
 	ret = agent_wl_prepare(a, w, req, &x, err, errlen);
 	if (!ret)
 		ret = agent_wl_spawn(w, &x, args, err, errlen);
 	if (x.cg_fd >= 0)
 		close(x.cg_fd);
-	agent_wl_env_free(x.envp);
+	if (x.envp != x.env_base)
+		free(x.envp);
+	agent_wl_env_free(x.env_base);
 	if (ret) {
 		agent_wl_release(w);
 		agent_wl_put(w);
@@ -810,13 +1040,21 @@ int agent_op_workload_start(struct agent *a, struct agent_client *cl,
 	agent_list_add_tail(&w->node, &a->workloads);
 	/* Its mr_error count from 0, so that the first failure is an increase to Prometheus. */
 	agent_wl_count(a, w->id, AGENT_WL_MR_ERROR, "");
-	w->refs += 2;
-	agent_poll_init(&w->out_poll, &a->loop, w->out_fd, POLLIN, false, agent_wl_out_ready,
+	w->refs += w->err.fd >= 0 ? 3 : 2;
+	agent_poll_init(&w->out.poll, &a->loop, w->out.fd, POLLIN, false, agent_wl_out_ready,
 			agent_wl_out_idle);
+	agent_poll_arm(&w->out.poll);
+	if (w->err.fd >= 0) {
+		agent_poll_init(&w->err.poll, &a->loop, w->err.fd, POLLIN, false,
+				agent_wl_out_ready, agent_wl_out_idle);
+		agent_poll_arm(&w->err.poll);
+	}
 	agent_poll_init(&w->pid_poll, &a->loop, w->pidfd, POLLIN, true, agent_wl_pid_ready,
 			agent_wl_pid_idle);
-	agent_poll_arm(&w->out_poll);
 	agent_poll_arm(&w->pid_poll);
+	if (w->job)
+		agent_timer_set(&a->loop, &w->limit_timer,
+				rc_now_ns() + w->job->time_limit_ms * RC_NSEC_PER_MSEC);
 	rc_info("workload %s: started %s %s as pid %d%s%s%s%s%s", w->id, path, role, (int)w->pid,
 		w->cgroup[0] ? " in cgroup " : "", w->cgroup, w->shim_sock[0] ? " with shim " : "",
 		w->shim_sock, w->no_ipc_lock ? " without CAP_IPC_LOCK" : "");
@@ -862,7 +1100,7 @@ int agent_op_workload_stop(struct agent *a, struct agent_client *cl,
 	}
 	w->stopping = true;
 	w->stop = *later;
-	kill(w->pid, SIGINT);
+	agent_wl_signal(w, SIGINT);
 	agent_timer_set(&a->loop, &w->kill_timer, rc_now_ns() + timeout_ms * RC_NSEC_PER_MSEC);
 	rc_info("workload %s: SIGINT to pid %d, SIGKILL in %llu ms", w->id, (int)w->pid,
 		(unsigned long long)timeout_ms);
@@ -888,7 +1126,7 @@ void agent_workloads_orphaned(struct agent *a, uint64_t serial)
 			     "workload %s: the connection that started it closed: stopping pid %d",
 			     w->id, (int)w->pid);
 		w->stopping = true;
-		kill(w->pid, SIGINT);
+		agent_wl_signal(w, SIGINT);
 		agent_timer_set(&a->loop, &w->kill_timer,
 				rc_now_ns() + AGENT_WL_ORPHAN_GRACE_MS * RC_NSEC_PER_MSEC);
 	}
@@ -917,7 +1155,7 @@ void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms)
 		struct agent_wl *w = agent_list_entry(pos, struct agent_wl, node);
 
 		if (!w->exited)
-			kill(w->pid, SIGINT);
+			agent_wl_signal(w, SIGINT);
 	}
 	/* The loop has stopped: wait here, briefly, in small steps. */
 	do {
@@ -938,7 +1176,7 @@ void agent_workloads_shutdown(struct agent *a, unsigned int grace_ms)
 			rc_warn("workload %s: pid %d still running after %u ms: SIGKILL", w->id,
 				(int)w->pid, grace_ms);
 			w->killed = true;
-			kill(w->pid, SIGKILL);
+			agent_wl_signal(w, SIGKILL);
 			if (waitpid(w->pid, &status, 0) == w->pid)
 				agent_wl_exited(w, status);
 		}

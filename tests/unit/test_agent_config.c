@@ -136,7 +136,7 @@ static void test_unknown_and_duplicate_keys(void **state)
 	refused(
 	    "injectors: [link_down]\n\nmax_faults: 3\n",
 	    "agent.yaml:3:1: max_faults: unknown key; allowed here: injectors, netdevs, devices, "
-	    "max_fault_duration, max_concurrent_faults, pfc, control_if");
+	    "max_fault_duration, max_concurrent_faults, pfc, control_if, jobs");
 	refused("pfc:\n  max_rate_fps: 10\n  rate: 3\n",
 		"agent.yaml:3:3: pfc.rate: unknown key; allowed here: max_rate_fps, max_duration");
 	refused("netdevs: [a]\nnetdevs: [b]\n",
@@ -205,6 +205,37 @@ static void test_bad_names(void **state)
 	    "no '/', ':' or spaces)");
 	refused("control_if: ~\n",
 		"agent.yaml:1:13: control_if: has no value; give one or leave the key out");
+	refused("jobs: [ib_write_bw]\n",
+		"agent.yaml:1:8: jobs[0]: \"ib_write_bw\" is not a program's absolute path (at "
+		"most 255 characters), e.g. /usr/bin/ib_write_bw");
+	refused("jobs: [/usr/bin/mpirun, /usr/bin/mpirun]\n",
+		"agent.yaml:1:25: jobs[1]: /usr/bin/mpirun is listed twice (first as jobs[0])");
+}
+
+static void test_jobs(void **state)
+{
+	static struct agent_policy flags, file;
+	char err[512];
+
+	assert_int_equal(parse("# the programs drills may run\n"
+			       "jobs:\n  - /usr/bin/ib_write_bw\n  - /usr/bin/mpirun\n",
+			       err, sizeof(err)),
+			 0);
+	assert_int_equal(p.nr_jobs, 2);
+	assert_int_equal(p.jobs_line, 2);
+	assert_string_equal(p.jobs[1], "/usr/bin/mpirun");
+	file = p;
+	/* no --allow-job: the file's; --allow-job replaces them */
+	memset(&flags, 0, sizeof(flags));
+	assert_int_equal(agent_config_apply(&flags, &file, err, sizeof(err)), 0);
+	assert_int_equal(flags.nr_jobs, 2);
+	assert_int_equal(flags.jobs_line, 2);
+	memset(&flags, 0, sizeof(flags));
+	strcpy(flags.jobs[flags.nr_jobs++], "/bin/true");
+	assert_int_equal(agent_config_apply(&flags, &file, err, sizeof(err)), 0);
+	assert_int_equal(flags.nr_jobs, 1);
+	assert_int_equal(flags.jobs_line, 0);
+	assert_string_equal(flags.jobs[0], "/bin/true");
 }
 
 static void test_yaml_errors(void **state)
@@ -324,6 +355,7 @@ int main(void)
 	    cmocka_unit_test(test_wrong_types), cmocka_unit_test(test_bad_names),
 	    cmocka_unit_test(test_yaml_errors), cmocka_unit_test(test_shape_limits),
 	    cmocka_unit_test(test_load),	cmocka_unit_test(test_apply),
+	    cmocka_unit_test(test_jobs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <errno.h>
 #include <cmocka.h>
 
@@ -250,9 +252,49 @@ static void test_inject_caps(void **state)
 	assert_non_null(strstr(err, "max_concurrent_faults is 1 and 1 fault is active"));
 }
 
+static void test_jobs_by_identity(void **state)
+{
+	struct agent_policy p;
+	char dir[] = "/tmp/rc-policy-jobs.XXXXXX", prog[64], other[64], link[64], err[512];
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(prog, sizeof(prog), "%s/prog", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	f = fopen(prog, "w");
+	assert_non_null(f);
+	fclose(f);
+	f = fopen(other, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(symlink(prog, link), 0);
+
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(agent_policy_check_job(&p, prog, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "this agent runs no jobs (list the programs it may run with "
+				    "--allow-job PATH"));
+	strcpy(p.jobs[p.nr_jobs++], link); /* a symlink listed: the file it names is allowed */
+	assert_int_equal(agent_policy_check_job(&p, prog, err, sizeof(err)), 0);
+	assert_int_equal(agent_policy_check_job(&p, link, err, sizeof(err)), 0);
+	assert_int_equal(agent_policy_check_job(&p, other, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "/other: refused: --allow-job does not list it"));
+	strcpy(p.file, "agent.yaml");
+	p.jobs_line = 4;
+	assert_int_equal(agent_policy_check_job(&p, other, err, sizeof(err)), -EPERM);
+	assert_non_null(
+	    strstr(err, "/other: refused by policy agent.yaml:4: jobs does not list it"));
+	assert_int_equal(agent_policy_check_job(&p, "/nonexistent/x", err, sizeof(err)), -ENOENT);
+	unlink(link);
+	unlink(other);
+	unlink(prog);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_jobs_by_identity),
 	    cmocka_unit_test(test_nothing_allowed_by_default),
 	    cmocka_unit_test(test_allow_list),
 	    cmocka_unit_test(test_control_if_flag_always_refused),

@@ -219,7 +219,18 @@ static void test_workload_fields(void **state)
 	    "\"preload\": true}",
 	    EINVAL,
 	    "workload_start: preload: unknown argument (workload_start takes wl_id, role, args, "
-	    "stop_on_close, shim, cgroup, no_ipc_lock)");
+	    "stop_on_close, shim, cgroup, no_ipc_lock, job)");
+	refused("{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"j\", \"role\": \"rank\", "
+		"\"job\": [\"/bin/true\"]}",
+		EINVAL, "workload_start: job: must be a JSON object");
+	refused("{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"j\", \"role\": \"rank\", "
+		"\"job\": {\"argv\": [\"/bin/true\"], \"time_limit_ms\": 1000}}",
+		EPERM,
+		"workload_start: job: /bin/true: refused: this agent runs no jobs (list the "
+		"programs it may run with --allow-job PATH or `jobs:` in its policy file)");
+	refused("{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"j\", \"role\": \"rank\", "
+		"\"job\": {\"argv\": [\"/bin/true\"], \"time_limit_ms\": 1000}, \"args\": []}",
+		EINVAL, "workload_start: args: a job's arguments are job.argv");
 	refused("{\"id\": 1, \"op\": \"workload_stop\", \"wl_id\": \"s\"}", ENOENT,
 		"workload_stop: s: no such workload on this node");
 	refused("{\"id\": 1, \"op\": \"workload_stop\", \"wl_id\": \"s\", \"timeout_ms\": 600001}",
