@@ -27,6 +27,8 @@
  *   agent_job.c        a job's request checks and output rules (agents/agent_job.h)
  *   agent_cgroup.c     the cgroup v2 folders workloads run in (--cgroup-root)
  *   agent_metrics.c    Prometheus metrics at GET /metrics (--metrics-listen)
+ *   agent_rdmapath.c   whether a job rides RDMA or TCP: its processes, QPs, TCP sockets
+ *                      (agent_rdmapath_diag.c: the sock_diag dump), port data counters
  *   agent_sysfs.c      small sysfs readers
  */
 #ifndef AGENT_H
