@@ -25,6 +25,7 @@
  *   agent_pfc.c        PFC frames received, storm watchdog, lab pause emulation (`pfc`)
  *   agent_workload.c   rdmachaos-stream and job children (`workload` events)
  *   agent_job.c        a job's request checks and output rules (agents/agent_job.h)
+ *   agent_job_path.c   job_path: the evidence of the path a job takes (QPs, TCP, counters)
  *   agent_cgroup.c     the cgroup v2 folders workloads run in (--cgroup-root)
  *   agent_metrics.c    Prometheus metrics at GET /metrics (--metrics-listen)
  *   agent_rdmapath.c   whether a job rides RDMA or TCP: its processes, QPs, TCP sockets
@@ -328,6 +329,10 @@ struct agent_wl_info {
 };
 /* 0 and *info for workload wl_id, or -ENOENT when this agent has none of that name. */
 int agent_workload_info(struct agent *a, const char *wl_id, struct agent_wl_info *info);
+
+/* agent_job_path.c: a running workload's QPs, TCP sockets and the node's RDMA port counters. */
+int agent_op_job_path(struct agent *a, struct agent_client *cl, const struct agent_later *later,
+		      const json_t *req, json_t **result, char *err, size_t errlen);
 
 /* agent_sysfs.c */
 /* The sysfs root ("/sys"); tests point it at a fake tree. */

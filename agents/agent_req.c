@@ -121,6 +121,11 @@ static const struct agent_field agent_f_wl_stop[] = {
     {"timeout_ms", AGENT_F_INT, false, 0, 600000},
     {NULL},
 };
+static const struct agent_field agent_f_job_path[] = {
+    {"wl_id", AGENT_F_STRING, true, 1, 63},
+    {"peers", AGENT_F_ARRAY, false, 0, 64}, /* addresses whose TCP sockets count */
+    {NULL},
+};
 static const struct agent_field agent_f_subscribe[] = {
     {"counters_interval_ms", AGENT_F_INT, false, 0, 3600000},
     {NULL},
@@ -138,6 +143,7 @@ static const struct agent_op agent_ops[] = {
     {"renew", agent_op_renew, agent_f_renew},
     {"workload_start", agent_op_workload_start, agent_f_wl_start},
     {"workload_stop", agent_op_workload_stop, agent_f_wl_stop},
+    {"job_path", agent_op_job_path, agent_f_job_path},
     {"subscribe", agent_op_subscribe, agent_f_subscribe},
 };
 

@@ -166,6 +166,39 @@ call '{"op": "time"}'
 check "the agent still answers after the flood" 'r["ok"]'
 echo "    (answered in $((($(date +%s%N) - t0) / 1000000)) ms)"
 
+# ---- job_path: the job's TCP sockets towards its peers, bytes counted ---------------------
+stop_agent
+py=$(command -v python3)
+start_agent --allow-job "$py" || exit 1
+python3 -c '
+import socket, sys
+l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+l.bind(("127.0.0.1", 17795)); l.listen(1); l.settimeout(30)
+c, _ = l.accept(); c.settimeout(30)
+while c.recv(65536): pass
+' &
+sink_pid=$!
+sleep 0.5
+call "{\"op\": \"workload_start\", \"wl_id\": \"tcp\", \"role\": \"rank\", \"job\": {\"argv\": [\"$py\", \"-c\", \"import socket, time; s = socket.create_connection(('127.0.0.1', 17795)); s.sendall(b'x' * 5000); print('sent', flush=True); time.sleep(30)\"], \"time_limit_ms\": 60000}}" --events 2
+check "a job that talks TCP runs" 'r["ok"] and any(e["text"] == "sent" for e in typ("line"))'
+call '{"op": "job_path", "wl_id": "tcp", "peers": ["127.0.0.1"]}'
+check "job_path finds the job's TCP socket to its peer and its 5000 bytes" \
+	'r["ok"] and res["pids"] >= 1 and len(res["tcp"]) == 1 and res["tcp"][0]["remote"] == "127.0.0.1:17795" and res["tcp"][0]["bytes_acked"] >= 5000'
+call '{"op": "job_path", "wl_id": "tcp", "peers": ["192.0.2.1"]}'
+check "job_path with other peers lists none of its sockets" 'r["ok"] and res["tcp"] == []'
+if [ -d /sys/class/infiniband ]; then
+	ok "(RDMA devices here: QPs and ports are the lab's to check)"
+else
+	call '{"op": "job_path", "wl_id": "tcp", "peers": []}'
+	check "no RDMA on this host: job_path says why it lists no QPs, never an empty proof" \
+		'r["ok"] and res["qps"] == [] and "qps_error" in res and res["ports"] == []'
+fi
+call '{"op": "job_path", "wl_id": "nope"}'
+check "job_path of an unknown workload is refused" 'not r["ok"] and "no such workload" in r["error"]'
+call '{"op": "workload_stop", "wl_id": "tcp"}'
+kill "$sink_pid" 2> /dev/null
+wait "$sink_pid" 2> /dev/null
+
 # ---- the agent's SIGTERM ---------------------------------------------------------------
 stop_agent
 start_agent --allow-job "$job" || exit 1
