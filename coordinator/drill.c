@@ -29,19 +29,14 @@
 
 volatile int drill_stop_requested;
 
-#define DRILL_CALL_MS 15000
-#define DRILL_WL_ID EV_WL_DRILL
 #define DRILL_CLOCK_SAMPLES 8
 
-static double drill_now_ms(const struct drill *d)
+double drill_now_ms(const struct drill *d)
 {
 	return ((double)rc_now_ns() - (double)d->fl.t0_ns) / 1e6;
 }
 
-static void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
+void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -75,7 +70,14 @@ static void drill_print_event(json_t *ev, void *arg)
 	const char *node = json_string_value(json_object_get(ev, "node")) ?: "?";
 	double t = json_real_value(json_object_get(ev, "t_ms")) / 1000.0;
 	const char *type = json_string_value(json_object_get(ev, "type"));
+	json_t *mapped;
 
+	/* a job's samples and error lines, in the stream's terms, judged as the stream's are */
+	if (!strcmp(kind, "workload") && (mapped = drill_job_map(d, ev))) {
+		json_array_append(d->fl.events, mapped);
+		drill_print_event(mapped, d);
+		json_decref(mapped);
+	}
 	if (!strcmp(kind, "workload") && type && !strcmp(type, "interval")) {
 		const char *role = json_string_value(json_object_get(ev, "role"));
 
@@ -133,7 +135,10 @@ static void drill_print_event(json_t *ev, void *arg)
 		const struct drill_flow *f = drill_flow_of(d, ev);
 		const char *wl = f && f->guard >= 0 ? f->wl_id : "workload";
 
-		if (!strcmp(type, "error"))
+		if (!strcmp(type, "error") && json_object_get(ev, "text"))
+			prog_event("  %+8.1fs %s job error line: %.200s", t, node,
+				   json_string_value(json_object_get(ev, "text")));
+		else if (!strcmp(type, "error"))
 			prog_event("  %+8.1fs %s %s error on rail %lld: %s (vendor_err %lld)", t,
 				   node, wl, json_integer_value(json_object_get(ev, "rail")),
 				   json_string_value(json_object_get(ev, "wc_status")) ?: "?",
@@ -342,7 +347,7 @@ out:
 }
 
 /* The IPv4 address of a node's rail, from its inventory. */
-static int drill_rail_addr(struct drill *d, const char *node, int rail, char *buf, size_t len)
+int drill_rail_addr(struct drill *d, const char *node, int rail, char *buf, size_t len)
 {
 	struct fl_agent *a = fleet_find(&d->fl, node);
 	json_t *nd, *addr;
@@ -382,7 +387,7 @@ static json_t *drill_strings(const char *const *v, unsigned int n)
  * it is started: the verbs shim, its own cgroup (for rdma.max), or no
  * CAP_IPC_LOCK (so RLIMIT_MEMLOCK binds). Set on the workload_start request.
  */
-static void drill_workload_needs(struct drill *d, const char *node, json_t *req)
+void drill_workload_needs(struct drill *d, const char *node, json_t *req)
 {
 	unsigned int i;
 
@@ -440,6 +445,8 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 	unsigned int i, ns = 0, nc = 0;
 	int ret;
 
+	if (f->guard < 0 && w->job)
+		return drill_job_start(d, f);
 	if (f->guard < 0)
 		snprintf(what, sizeof(what), "workload");
 	else
@@ -559,6 +566,10 @@ static void drill_stop_workloads(struct drill *d)
 {
 	unsigned int k, i;
 
+	if (d->sc.workload.job) {
+		drill_job_end(d); /* its path once more, while it runs */
+		drill_job_stop(d, &d->flows[0]);
+	}
 	for (k = 0; k < 2; k++) {
 		int role = k == 0 ? 1 : 0;
 
@@ -583,7 +594,7 @@ static void drill_stop_workloads(struct drill *d)
 	fleet_pump(&d->fl, 200); /* last lines */
 }
 
-static const char *drill_device_of(struct drill *d, const char *node, const char *netdev)
+const char *drill_device_of(struct drill *d, const char *node, const char *netdev)
 {
 	struct fl_agent *a = fleet_find(&d->fl, node);
 	json_t *dev, *port;
@@ -1063,6 +1074,7 @@ static void drill_timeline(struct drill *d)
 	for (;;) {
 		double now = drill_now_ms(d);
 
+		drill_job_tick(d, now);
 		if (drill_stop_requested) {
 			drill_reason(d, true, "stopped by the operator at %.1f s; faults reverted",
 				     now / 1000.0);
@@ -1271,10 +1283,11 @@ static enum ev_verdict drill_judge(struct drill *d, struct ev_integrity *in, jso
 	struct ev_fault_result results[SC_MAX_FAULTS];
 	struct ev_fault evf[SC_MAX_FAULTS];
 	struct ev_drill_outcome out = {.own_reasons = d->reasons, .aborted = d->aborted_by >= 0};
-	json_t *probs = NULL;
+	json_t *probs = NULL, *job_probs = json_array();
 	enum ev_verdict v;
 	unsigned int i;
 
+	drill_job_judge(d, job_probs); /* its reasons (a path not checked) before they are read */
 	if (!d->baseline_done && d->fl.t0_ns)
 		ev_baseline(d->fl.events, (double)d->sc.warmup_ms,
 			    (double)(d->sc.warmup_ms + d->sc.baseline_ms), &d->baseline);
@@ -1325,10 +1338,13 @@ static enum ev_verdict drill_judge(struct drill *d, struct ev_integrity *in, jso
 		    d->alerts)
 			out.alert_problems = probs;
 	}
+	if (json_array_size(job_probs))
+		out.job_problems = job_probs;
 	out.inconclusive = d->inconclusive;
 	out.stop_requested = drill_stop_requested;
 	v = ev_drill_verdict(v, &out, reasons);
 	json_decref(probs);
+	json_decref(job_probs);
 	return v;
 }
 
@@ -1401,6 +1417,7 @@ static void drill_free(struct drill *d)
 	if (d->set_up) {
 		alerts_stop(d->alerts);
 		json_decref(d->alert_report);
+		drill_job_free(d);
 		fleet_free(&d->fl);
 		for (i = 0; i < d->sc.safety.nr_guards; i++)
 			guard_close(&d->guards[i]);

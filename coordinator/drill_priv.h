@@ -24,6 +24,22 @@ struct drill_fault {
 	struct ev_fault_result result;
 };
 
+#define DRILL_CALL_MS 15000
+#define DRILL_WL_ID EV_WL_DRILL
+
+/* A job as the drill's workload (coordinator/drill_job.c): its ranks and its path evidence. */
+struct drill_job {
+	bool started[SC_JOB_MAX_RANKS];
+	bool exited[SC_JOB_MAX_RANKS];
+	int exit_status[SC_JOB_MAX_RANKS];
+	double exit_ms[SC_JOB_MAX_RANKS];
+	double stop_ms;	   /* when the drill started stopping it; -1 before */
+	double last_tp_ms; /* the last throughput sample's time; -1 before the first */
+	bool path_at[3];   /* job_path asked at the baseline's start, its end, the drill's end */
+	json_t *path;	   /* [{when, node, result | error}] */
+	json_t *report;	   /* report.json "job", once judged */
+};
+
 /* A stream the drill runs: its own workload (flows[0]) or a guard's flow. */
 struct drill_flow {
 	const struct sc_workload *w;
@@ -65,7 +81,29 @@ struct drill {
 	char receiver[64];
 	double end_ms_plain;  /* the end without waiting for alerts to resolve */
 	json_t *alert_report; /* report.json "alerts" */
+	struct drill_job job;
 };
+
+/* drill.c, for drill_job.c */
+double drill_now_ms(const struct drill *d);
+void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int drill_rail_addr(struct drill *d, const char *node, int rail, char *buf, size_t len);
+void drill_workload_needs(struct drill *d, const char *node, json_t *req);
+const char *drill_device_of(struct drill *d, const char *node, const char *netdev);
+
+/* drill_job.c: a job as the drill's workload (docs/SCENARIOS.md, "Jobs") */
+int drill_job_start(struct drill *d, struct drill_flow *f);
+void drill_job_stop(struct drill *d, struct drill_flow *f);
+/* A job's event in the stream's terms (interval, error), or NULL; a new reference. */
+json_t *drill_job_map(struct drill *d, const json_t *ev);
+/* During the timeline: the path evidence at the baseline's start and end. */
+void drill_job_tick(struct drill *d, double now_ms);
+/* Its outcome and its RDMA path judged: failures into problems, d->job.report set. */
+void drill_job_judge(struct drill *d, json_t *problems);
+/* Before the job is stopped: its path evidence once more. */
+void drill_job_end(struct drill *d);
+void drill_job_free(struct drill *d);
 
 /* The report.json document (docs/REPORT.md) of a finished drill. */
 json_t *drill_report(struct drill *d, enum ev_verdict v, json_t *reasons,

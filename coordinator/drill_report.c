@@ -563,6 +563,8 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 	if (x->nr_alerts)
 		json_object_set_new(json_object_get(r, "expect"), "alerts", drill_expect_alerts(x));
 	drill_trials(d, r);
+	if (d->job.report)
+		json_object_set_new(r, "job", json_deep_copy(d->job.report));
 	if (d->alert_report) {
 		struct alerts_counts n;
 		json_t *al;

@@ -959,6 +959,16 @@ enum ev_verdict ev_drill_verdict(enum ev_verdict measured, const struct ev_drill
 		v = EV_FAIL;
 		json_array_extend(reasons, (json_t *)o->alert_problems);
 	}
+	/* a job that did not reach its outcome, or that left RDMA, fails as a missed alert does */
+	if (o->job_problems && v != EV_CLEANUP_FAILED) {
+		if (v == EV_PASS) {
+			json_array_clear(reasons);
+			if (o->own_reasons)
+				json_array_extend(reasons, (json_t *)o->own_reasons);
+		}
+		v = EV_FAIL;
+		json_array_extend(reasons, (json_t *)o->job_problems);
+	}
 	if (o->aborted && v != EV_CLEANUP_FAILED)
 		v = EV_FAIL;
 	if (o->inconclusive && v == EV_PASS)

@@ -121,10 +121,11 @@ enum ev_verdict ev_verdict(const struct sc_expect *expect, const struct ev_basel
 struct ev_drill_outcome {
 	const json_t *own_reasons; /* the drill's own reasons (a node lost, ...), borrowed */
 	const json_t
-	    *alert_problems; /* missed or late alerts, when they fail the drill; else NULL */
-	bool aborted;	     /* an abort guard tripped */
-	bool inconclusive;   /* part of the evidence is missing */
-	bool stop_requested; /* the operator stopped the drill (Ctrl-C) */
+	    *alert_problems;	    /* missed or late alerts, when they fail the drill; else NULL */
+	const json_t *job_problems; /* a job's outcome or RDMA path not met; else NULL */
+	bool aborted;		    /* an abort guard tripped */
+	bool inconclusive;	    /* part of the evidence is missing */
+	bool stop_requested;	    /* the operator stopped the drill (Ctrl-C) */
 };
 
 /*

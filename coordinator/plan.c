@@ -271,6 +271,68 @@ static void plan_print_fault_notes(FILE *f, const struct scenario *sc, const str
 			   "connects; set workload.mr_churn for a failure to bite while it runs\n");
 }
 
+static void plan_stream(FILE *f, const struct sc_workload *w)
+{
+	unsigned int i;
+
+	fprintf(f,
+		"  workload:  %s %s -> %s, RDMA %s, %" PRIu64 " B messages, queue depth %u, "
+		"rails",
+		w->kind, w->from, w->to, w->op == SC_OP_WRITE ? "WRITE_WITH_IMM" : "SEND",
+		w->msg_size, w->queue_depth);
+	for (i = 0; i < w->nr_rails; i++)
+		fprintf(f, " %d", w->rails[i]);
+	fprintf(f, ", QP timeout %u (%.1f ms) retry_cnt %u, stats every %" PRIu64 " ms",
+		w->qp_timeout, 4.096e-3 * (double)(1ULL << w->qp_timeout), w->qp_retry_cnt,
+		w->interval_ms);
+	if (w->rate)
+		fprintf(f, ", paced at %g MB/s", (double)w->rate / 1e6);
+	fputc('\n', f);
+}
+
+/* A job: its ranks in start order, with the rules it is judged by. */
+static void plan_job(FILE *f, const struct sc_workload *w)
+{
+	static const char *const outcome[] = {
+	    [SC_JOB_ANY] = "reported, not judged",
+	    [SC_JOB_SUCCEED] = "every rank must exit 0",
+	    [SC_JOB_SURVIVE] = "every rank must still run at the end",
+	};
+	const struct sc_job *j = w->job;
+	unsigned int i;
+	size_t k;
+
+	fprintf(f, "  workload:  job, %u %s%s, on rails", j->nr_ranks,
+		j->launcher ? "launcher" : "rank", j->nr_ranks == 1 ? "" : "s");
+	for (i = 0; i < w->nr_rails; i++)
+		fprintf(f, " %d", w->rails[i]);
+	fputc('\n', f);
+	for (i = 0; i < j->nr_ranks; i++) {
+		fprintf(f, "    %s %u on %s:", j->launcher ? "launcher" : "rank", i,
+			j->ranks[i].node);
+		for (k = 0; k < json_array_size(j->ranks[i].argv); k++)
+			fprintf(f, " %s", json_string_value(json_array_get(j->ranks[i].argv, k)));
+		fputc('\n', f);
+		if (j->ranks[i].ready[0])
+			fprintf(f, "      ready when a line matches /%s/\n", j->ranks[i].ready);
+	}
+	if (j->tp_regex[0])
+		fprintf(f, "    throughput: /%s/ group %u%s%s%s%s\n", j->tp_regex, j->tp_group,
+			j->tp_unit[0] ? " in " : "", j->tp_unit, j->tp_node[0] ? " from " : "",
+			j->tp_node);
+	fprintf(f, "    error lines:");
+	for (i = 0; i < j->nr_errors; i++)
+		fprintf(f, " /%s/", j->errors[i]);
+	fprintf(f, "\n    outcome: %s; rdma path: %s", outcome[j->outcome],
+		j->path_required ? "must be proven" : "checked, not required");
+	if (j->path_required)
+		fprintf(f,
+			" (QPs in RTS, RDMA counters moving, at most %" PRIu64
+			" TCP bytes to the peers)",
+			j->max_tcp_bytes);
+	fputc('\n', f);
+}
+
 void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 {
 	const struct sc_workload *w = &sc->workload;
@@ -293,19 +355,10 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 	for (i = 0; i < sc->nr_nodes; i++)
 		fprintf(f, "    node %s%s%s\n", sc->nodes[i].name,
 			sc->nodes[i].agent[0] ? " agent " : "", sc->nodes[i].agent);
-	fprintf(f,
-		"  workload:  %s %s -> %s, RDMA %s, %" PRIu64 " B messages, queue depth %u, "
-		"rails",
-		w->kind, w->from, w->to, w->op == SC_OP_WRITE ? "WRITE_WITH_IMM" : "SEND",
-		w->msg_size, w->queue_depth);
-	for (i = 0; i < w->nr_rails; i++)
-		fprintf(f, " %d", w->rails[i]);
-	fprintf(f, ", QP timeout %u (%.1f ms) retry_cnt %u, stats every %" PRIu64 " ms",
-		w->qp_timeout, 4.096e-3 * (double)(1ULL << w->qp_timeout), w->qp_retry_cnt,
-		w->interval_ms);
-	if (w->rate)
-		fprintf(f, ", paced at %g MB/s", (double)w->rate / 1e6);
-	fputc('\n', f);
+	if (w->job)
+		plan_job(f, w);
+	else
+		plan_stream(f, w);
 	fprintf(f, "  timeline (t0 = workload start, seed %" PRIu64 "):\n",
 		o->have_seed ? o->seed : 1);
 	fprintf(f, "    %8.1fs  start workload; warm-up\n", 0.0);

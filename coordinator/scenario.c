@@ -287,7 +287,7 @@ static int parse_nodes(struct pctx *c, yaml_node_t *seq)
 	return st;
 }
 
-static int check_node_ref(struct pctx *c, const yaml_node_t *n, const char *path, const char *name)
+int scp_check_node_ref(struct pctx *c, const yaml_node_t *n, const char *path, const char *name)
 {
 	char list[256];
 
@@ -298,7 +298,7 @@ static int check_node_ref(struct pctx *c, const yaml_node_t *n, const char *path
 }
 
 /* A rail number, checked against the lab's rails (or SC_MAX_RAILS on a real cluster). */
-static int get_rail(struct pctx *c, const yaml_node_t *n, const char *path, int *rail)
+int scp_get_rail(struct pctx *c, const yaml_node_t *n, const char *path, int *rail)
 {
 	bool lab = c->sc->lab && !c->rails_unknown; /* else only the widest range is known */
 	uint64_t max =
@@ -358,7 +358,7 @@ static int parse_qp(struct pctx *c, yaml_node_t *qp, const char *wpath, struct s
 	return st;
 }
 
-static int parse_rails(struct pctx *c, yaml_node_t *seq, const char *wpath, struct sc_workload *w)
+int scp_parse_rails(struct pctx *c, yaml_node_t *seq, const char *wpath, struct sc_workload *w)
 {
 	char path[YD_PATH_LEN], ipath[YD_PATH_LEN];
 	int rails[SC_MAX_RAILS];
@@ -378,7 +378,7 @@ static int parse_rails(struct pctx *c, yaml_node_t *seq, const char *wpath, stru
 		int r;
 
 		yd_join_idx(ipath, path, i);
-		if (scp_keep(&st, get_rail(c, n, ipath, &r)))
+		if (scp_keep(&st, scp_get_rail(c, n, ipath, &r)))
 			continue;
 		for (j = 0; j < nr_ok && rails[j] != r; j++)
 			;
@@ -426,7 +426,7 @@ static int parse_workload_ends(struct pctx *c, yaml_node_t *wl, const char *path
 	yd_join(kpath, path, "from");
 	if ((n = yd_map_get(c->d, wl, "from"))) {
 		if (!scp_keep(&st, yd_get_text(c->d, n, kpath, w->from, sizeof(w->from))))
-			scp_keep(&st, check_node_ref(c, n, kpath, w->from));
+			scp_keep(&st, scp_check_node_ref(c, n, kpath, w->from));
 	} else if (!w->from[0] && main_wl) { /* a flow's is empty only when the drill's was bad */
 		scp_keep(&st, scp_missing(c, wl, path, "from",
 					  "name the client node, e.g. from: node-a"));
@@ -434,7 +434,7 @@ static int parse_workload_ends(struct pctx *c, yaml_node_t *wl, const char *path
 	yd_join(kpath, path, "to");
 	if ((n = yd_map_get(c->d, wl, "to"))) {
 		if (!scp_keep(&st, yd_get_text(c->d, n, kpath, w->to, sizeof(w->to))))
-			scp_keep(&st, check_node_ref(c, n, kpath, w->to));
+			scp_keep(&st, scp_check_node_ref(c, n, kpath, w->to));
 	} else if (!w->to[0] && main_wl) {
 		scp_keep(&st,
 			 scp_missing(c, wl, path, "to", "name the server node, e.g. to: node-b"));
@@ -462,15 +462,25 @@ int scp_parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path, st
 		c->interval_unknown |= main_wl;
 		return -EINVAL;
 	}
+	n = yd_map_get(c->d, wl, "kind");
+	if (n && n->type == YAML_SCALAR_NODE && !strcmp(yd_scalar(n), "job")) {
+		if (!main_wl) {
+			yd_join(kpath, path, "kind");
+			return yd_fail(c->d, n, kpath,
+				       "a guard's flow is an rdma_stream of its own; a job is only "
+				       "the drill's workload");
+		}
+		return scp_parse_job(c, wl, path, w);
+	}
 	if (scp_keep(&st, yd_check_keys(c->d, wl, path, keys)))
 		c->interval_unknown |= main_wl; /* a misspelt interval: the default is a guess */
 	if ((n = yd_map_get(c->d, wl, "kind"))) {
 		yd_join(kpath, path, "kind");
 		if (!scp_keep(&st, yd_get_text(c->d, n, kpath, w->kind, sizeof(w->kind))) &&
 		    strcmp(w->kind, "rdma_stream"))
-			scp_keep(&st,
-				 yd_fail(c->d, n, kpath,
-					 "\"%s\" is not a workload; use rdma_stream", w->kind));
+			scp_keep(&st, yd_fail(c->d, n, kpath,
+					      "\"%s\" is not a workload; use rdma_stream or job",
+					      w->kind));
 	}
 	scp_keep(&st, parse_workload_ends(c, wl, path, w, main_wl));
 	if ((n = yd_map_get(c->d, wl, "op"))) {
@@ -507,7 +517,7 @@ int scp_parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path, st
 			w->queue_depth = (unsigned int)v;
 	}
 	if ((n = yd_map_get(c->d, wl, "rails")))
-		scp_keep(&st, parse_rails(c, n, path, w));
+		scp_keep(&st, scp_parse_rails(c, n, path, w));
 	if ((n = yd_map_get(c->d, wl, "qp")))
 		scp_keep(&st, parse_qp(c, n, path, w));
 	if ((n = yd_map_get(c->d, wl, "interval"))) {
@@ -634,7 +644,7 @@ static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struc
 		scp_keep(&st,
 			 scp_missing(c, t, path, "node", "name the node the fault happens on"));
 	else if (!scp_keep(&st, yd_get_text(c->d, n, kpath, tg->node, sizeof(tg->node))))
-		scp_keep(&st, check_node_ref(c, n, kpath, tg->node));
+		scp_keep(&st, scp_check_node_ref(c, n, kpath, tg->node));
 	rail = yd_map_get(c->d, t, "rail");
 	netdev = yd_map_get(c->d, t, "netdev");
 	device = yd_map_get(c->d, t, "device");
@@ -664,7 +674,7 @@ static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struc
 		}
 		if (rail) {
 			yd_join(kpath, path, "rail");
-			scp_keep(&st, get_rail(c, rail, kpath, &tg->rail));
+			scp_keep(&st, scp_get_rail(c, rail, kpath, &tg->rail));
 		}
 		if ((n = yd_map_get(c->d, t, "port"))) {
 			yd_join(kpath, path, "port");
@@ -687,7 +697,7 @@ static int parse_target(struct pctx *c, yaml_node_t *t, const char *fpath, struc
 	}
 	if (rail) {
 		yd_join(kpath, path, "rail");
-		scp_keep(&st, get_rail(c, rail, kpath, &tg->rail));
+		scp_keep(&st, scp_get_rail(c, rail, kpath, &tg->rail));
 	}
 	if (netdev) {
 		yd_join(kpath, path, "netdev");
@@ -1170,6 +1180,10 @@ void scenario_free(struct scenario *sc)
 	free(sc->nodes);
 	sc->nodes = NULL;
 	sc->nr_nodes = 0;
+	if (sc->workload.job) {
+		scp_job_free(sc->workload.job);
+		sc->workload.job = NULL;
+	}
 }
 
 const struct sc_node *scenario_node(const struct scenario *sc, const char *name)

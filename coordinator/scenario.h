@@ -27,8 +27,51 @@ struct sc_node {
 
 enum sc_op { SC_OP_WRITE, SC_OP_SEND };
 
+/*
+ * A user's job as the workload (kind: job; docs/SCENARIOS.md, "Jobs"): one
+ * process per rank, each on its node, started in order (a rank with `ready`
+ * is waited for until a line of its output matches, before the next one
+ * starts), and judged through its output and its exit.
+ */
+#define SC_JOB_MAX_RANKS 64
+#define SC_JOB_MAX_ERRORS 8
+#define SC_JOB_REGEX_LEN 256
+
+enum sc_job_outcome {
+	SC_JOB_ANY,	/* its exit is reported, not judged */
+	SC_JOB_SUCCEED, /* every rank must exit 0 by itself before the drill stops it */
+	SC_JOB_SURVIVE, /* every rank must still run when the drill stops it */
+};
+
+struct sc_job_rank {
+	char node[SC_NAME_LEN];
+	json_t *argv;		      /* strings, templates (coordinator/job_template.h) */
+	char ready[SC_JOB_REGEX_LEN]; /* a line that says it is ready; "" none */
+	int line;
+};
+
+struct sc_job {
+	struct sc_job_rank ranks[SC_JOB_MAX_RANKS];
+	unsigned int nr_ranks;
+	bool launcher;		/* rank 0 starts the job's processes itself (mpirun): one rank */
+	json_t *env;		/* NAME: template, for every rank; NULL none */
+	char cwd[256];		/* "" the agent's */
+	uint64_t time_limit_ms; /* the agent stops it then; 0: the drill's length + 60 s */
+	/* the throughput samples: a line matching tp_regex, the number in group tp_group */
+	char tp_regex[SC_JOB_REGEX_LEN];
+	unsigned int tp_group;
+	char tp_unit[16];
+	char tp_node[SC_NAME_LEN];			  /* the rank that prints them; "" any */
+	char errors[SC_JOB_MAX_ERRORS][SC_JOB_REGEX_LEN]; /* lines that are a detection signal */
+	unsigned int nr_errors;
+	enum sc_job_outcome outcome;
+	bool path_required;	/* rdma_path.required: no proof of RDMA fails the drill */
+	uint64_t max_tcp_bytes; /* rdma_path.max_tcp_bytes towards the peers' rail addresses */
+};
+
 struct sc_workload {
-	char kind[32];		/* "rdma_stream" */
+	char kind[32];	    /* "rdma_stream" or "job" */
+	struct sc_job *job; /* kind job: owned by the scenario's workload (guards' flows: NULL) */
 	char from[SC_NAME_LEN]; /* client node */
 	char to[SC_NAME_LEN];	/* server node */
 	enum sc_op op;

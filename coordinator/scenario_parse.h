@@ -61,6 +61,17 @@ int scp_check_agent(struct pctx *c, const yaml_node_t *n, const char *path, cons
 int scp_parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path,
 			   struct sc_workload *w);
 
+/* A node of the drill (or unknown nodes): 0, else a refusal listing them. */
+int scp_check_node_ref(struct pctx *c, const yaml_node_t *n, const char *path, const char *name);
+/* A rail number, checked against the lab's rails. */
+int scp_get_rail(struct pctx *c, const yaml_node_t *n, const char *path, int *rail);
+/* The rails a workload uses (a list), into w. */
+int scp_parse_rails(struct pctx *c, yaml_node_t *n, const char *path, struct sc_workload *w);
+
+/* scenario_job.c: a workload map of kind job (its keys) into w->job, allocated. */
+int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_workload *w);
+void scp_job_free(struct sc_job *j);
+
 /* scenario_params.c: fault f's params (pm, NULL if none) for injector inj; fmap is the fault. */
 int scp_parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const char *fpath,
 		     const struct injector *inj, struct sc_fault *f);

@@ -88,6 +88,8 @@ static int parse_guard_flow(struct pctx *c, yaml_node_t *n, const char *gpath, u
 
 	yd_join(path, gpath, "flow");
 	g->flow = *main_wl;
+	g->flow.job = NULL; /* beside a job, a guard's flow is a stream of its own */
+	strcpy(g->flow.kind, "rdma_stream");
 	g->flow.port = (uint16_t)(main_wl->port + 1 + idx);
 	if ((ret = scp_parse_workload_map(c, n, path, &g->flow)))
 		return ret;

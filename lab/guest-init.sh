@@ -158,6 +158,9 @@ log "exec service on :$EXEC_PORT (pid $!)"
 # --- agent: the one place that knows its command line. It is written into
 # /run/rdmachaos/start-agent.sh too, so that tests can SIGKILL the agent and
 # start it again exactly as booted (lab.sh exec NODE -- sh /run/rdmachaos/start-agent.sh).
+# The programs drills may run as jobs (scenarios/job-*.yaml): Debian's perftest.
+LAB_JOBS=/usr/bin/ib_write_bw,/usr/bin/ib_send_bw,/usr/bin/ib_read_bw
+
 start_agent() {
 	local allow
 	allow=rail0
@@ -172,6 +175,7 @@ setsid "$REPO/build/rdmachaos-agent" \\
 	--tls-dir "${TLS_DIR:-}" \\
 	--control-if eth0 \\
 	--allow-if "$allow" \\
+	--allow-job "$LAB_JOBS" \\
 	--rail-map "$allow" \\
 	--log-file "$SHARE/agent.log" \\
 	--audit-log "$SHARE/audit.jsonl" \\

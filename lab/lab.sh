@@ -280,10 +280,11 @@ ensure_vmlinux() {
 # Modules the initramfs loads (with their dependencies) before it chroots: loading them from RAM
 # is seconds faster under TCG than modprobe over 9p. crc32_generic must precede rdma_rxe (else
 # "rdma_rxe: failed to add", ENOENT); rdma_cm/rdma_ucm make librdmacm work. The optional ones are
-# for fault injectors (tc netem/tbf/plug/prio/ingress, u32/flower filters, gact); anything else loads on
-# demand in the guest through modprobe from the kernel cache.
+# for fault injectors (tc netem/tbf/plug/prio/ingress, u32/flower filters, gact) and for the agent's
+# job_path (inet_diag, tcp_diag: loaded on demand, the first dump would wait seconds for modprobe
+# over 9p); anything else loads on demand in the guest through modprobe from the kernel cache.
 INITRD_REQ_MODULES="virtio_pci 9pnet_virtio 9p virtio_net crc32_generic rdma_rxe ib_uverbs rdma_cm rdma_ucm"
-INITRD_OPT_MODULES="sch_netem sch_tbf sch_plug sch_prio sch_ingress cls_u32 cls_flower act_gact"
+INITRD_OPT_MODULES="sch_netem sch_tbf sch_plug sch_prio sch_ingress cls_u32 cls_flower act_gact inet_diag tcp_diag"
 
 # Sets INITRD; rebuilds it only when busybox, the init script, the kernel or the module list change.
 ensure_initramfs() {

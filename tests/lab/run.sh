@@ -121,6 +121,8 @@ left_behind() { # NAME NODE...
 			done
 			cg=$(find /sys/fs/cgroup/rdmachaos -mindepth 1 -maxdepth 1 -type d 2>/dev/null)
 			[ -z "$cg" ] || echo "cgroups: $cg"
+			p=$(ps -eo pid,comm | grep -E " (ib_(write|send|read)_bw|rdmachaos-strea)")
+			[ -z "$p" ] || echo "processes: $p"
 			true' >"$out/left-$name-$node.txt" 2>&1 &
 		pids+=($!)
 	done
@@ -333,6 +335,20 @@ drills() {
 		'events:[.[] | select(.kind == "pfc" and .type == "emulation" and .action == "release")] | length >= 2' \
 		'events:([.[] | select(.type == "emulation" and .action == "hold")] | length) == ([.[] | select(.type == "emulation" and .action == "release")] | length)'
 	left_behind pfc-storm node-a node-b
+
+	# A user's job (Debian's perftest) under a link fault: its bandwidth lines are the
+	# throughput, the port event detects, it survives and recovers, and its RDMA path is proven
+	# on both nodes (a QP connected, RDMA counters moving, next to nothing over TCP).
+	drill job-perftest scenarios/job-perftest.yaml 0 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.workload.baseline.throughput_mbps > 0' \
+		'.verdict == "pass"' \
+		'.faults[0].detection.ok and .faults[0].recovery.ok' \
+		'.job.outcome.ok and .job.outcome.want == "survive"' \
+		'(.job.rdma_path | length) == 2' \
+		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
+		'events:any(.[]; .kind == "workload" and .type == "job_sample" and .node == "node-a")'
+	left_behind job-perftest node-a node-b
 
 	# One fault, three trials at random gaps from --seed 7, judged on p90 / p50;
 	# run with the live status line forced on, which must show the fault in force.

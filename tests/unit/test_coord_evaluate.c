@@ -378,6 +378,35 @@ static void test_drill_verdict(void **state)
 	json_decref(probs);
 }
 
+/* A job's outcome or RDMA path not met fails the drill as a missed alert does, and says why. */
+static void test_drill_verdict_job(void **state)
+{
+	json_t *own = json_pack("[]"),
+	       *probs = json_pack("[s]", "rdma path on node-a: NOT verified");
+	json_t *alerts = json_pack("[s]", "RdmaPortDown: missed");
+	struct ev_drill_outcome o = {.own_reasons = own, .job_problems = probs};
+	json_t *reasons = json_pack("[s]", "rail0-down: detected in 27 ms");
+
+	assert_int_equal(ev_drill_verdict(EV_PASS, &o, reasons), EV_FAIL);
+	assert_int_equal(json_array_size(reasons), 1); /* why it passed gives way to why it fails */
+	assert_string_equal(json_string_value(json_array_get(reasons, 0)),
+			    "rdma path on node-a: NOT verified");
+	json_array_clear(reasons);
+	o.alert_problems = alerts; /* both: both said */
+	assert_int_equal(ev_drill_verdict(EV_PASS, &o, reasons), EV_FAIL);
+	assert_int_equal(json_array_size(reasons), 2);
+	json_array_clear(reasons);
+	o.alert_problems = NULL;
+	assert_int_equal(ev_drill_verdict(EV_CLEANUP_FAILED, &o, reasons), EV_CLEANUP_FAILED);
+	o.inconclusive = true; /* a path that could not be checked: never a pass */
+	o.job_problems = NULL;
+	assert_int_equal(ev_drill_verdict(EV_PASS, &o, reasons), EV_INCONCLUSIVE);
+	json_decref(reasons);
+	json_decref(alerts);
+	json_decref(own);
+	json_decref(probs);
+}
+
 static void test_baseline(void **state)
 {
 	json_t *ev = load_stream("link-down-failover.jsonl");
@@ -807,6 +836,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_verdict_names),
 	    cmocka_unit_test(test_drill_verdict),
+	    cmocka_unit_test(test_drill_verdict_job),
 	    cmocka_unit_test(test_baseline),
 	    cmocka_unit_test(test_detection_signals),
 	    cmocka_unit_test(test_guard_flow_events_apart),

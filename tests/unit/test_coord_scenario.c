@@ -491,6 +491,64 @@ static void test_unknown_node(void **state)
 	    "node-a, node-b");
 }
 
+/* A user's job as the workload: its ranks, templates, rules and defaults; and its refusals. */
+static void test_job(void **state)
+{
+	static const char job[] =
+	    "  kind: job\n"
+	    "  ranks:\n"
+	    "    - node: node-b\n"
+	    "      command: [/usr/bin/ib_write_bw, -d, rxe_rail0, -D, '{duration_s}']\n"
+	    "      ready: Waiting for client\n"
+	    "    - {node: node-a, command: [/usr/bin/ib_write_bw, '{addr:node-b:0}']}\n"
+	    "  env: {UCX_TLS: rc_verbs}\n"
+	    "  throughput: {regex: '^ *65536 +[0-9]+ +[0-9.]+ +([0-9.]+)', unit: MB/s}\n"
+	    "  outcome: survive\n"
+	    "  rails: [0]\n";
+	struct scenario sc;
+	char err[512] = "", *text, *bad;
+
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    job);
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_string_equal(sc.workload.kind, "job");
+	assert_non_null(sc.workload.job);
+	assert_int_equal(sc.workload.job->nr_ranks, 2);
+	assert_string_equal(sc.workload.job->ranks[1].node, "node-a");
+	assert_string_equal(sc.workload.job->ranks[0].ready, "Waiting for client");
+	assert_int_equal(json_array_size(sc.workload.job->ranks[0].argv), 5);
+	assert_int_equal(sc.workload.job->outcome, SC_JOB_SURVIVE);
+	assert_true(sc.workload.job->path_required); /* the default: proof or no pass */
+	assert_int_equal(sc.workload.job->nr_errors, 4);
+	assert_int_equal(sc.workload.job->tp_group, 1);
+	assert_string_equal(sc.workload.to, "node-b"); /* first and last rank, for the plan */
+	assert_string_equal(sc.workload.from, "node-a");
+	scenario_free(&sc);
+	assert_null(sc.workload.job);
+
+	bad = strstr(text, "'{addr:node-b:0}'");
+	memcpy(bad, "'{addr:node-q:0}'", strlen("'{addr:node-q:0}'"));
+	expect_err_text(text, "t.yaml:9:54: workload.ranks[1].command[1]: {addr:node-q:0}: node-q "
+			      "is not a node of this drill");
+	free(text);
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [ib_write_bw]}]\n");
+	expect_err_text(text,
+			"t.yaml:5:36: workload.ranks[0].command[0]: \"ib_write_bw\" is not an "
+			"absolute path; agents run no PATH search (write e.g. "
+			"/usr/bin/ib_write_bw)");
+	free(text);
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+		    "  throughput: {regex: 'x'}\n");
+	expect_err_text(text, "t.yaml:6:23: workload.throughput.regex: \"x\" has 0 parenthesised "
+			      "part(s); group 1 must hold the value");
+	free(text);
+}
+
 static void test_rail_out_of_range(void **state)
 {
 	expect_err(
@@ -685,7 +743,7 @@ static void test_workload_values(void **state)
 	expect_err("  qp: {timeout: 14, retry_cnt: 6}", "  qp: 14",
 		   "t.yaml:7:7: workload.qp: must be a mapping (key: value lines or {...})");
 	expect_err("workload:\n", "workload: \n  kind: mpi\n",
-		   "t.yaml:4:9: workload.kind: \"mpi\" is not a workload; use rdma_stream");
+		   "t.yaml:4:9: workload.kind: \"mpi\" is not a workload; use rdma_stream or job");
 }
 
 static void test_expect_values(void **state)
@@ -827,6 +885,7 @@ static void test_shape_limits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_job),
 	    cmocka_unit_test(test_base_parses),
 	    cmocka_unit_test(test_sha256_is_of_the_bytes),
 	    cmocka_unit_test(test_link_down_file),

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A user's job as the drill's workload (docs/SCENARIOS.md, "Jobs"): its ranks
+ * started in order through the agents (workload_start with "job",
+ * docs/PROTOCOL.md), its output mapped onto the stream's vocabulary so that
+ * baseline, detection and recovery are judged exactly as for the stream (a
+ * throughput sample is an `interval`, an error line an `error`), the evidence
+ * of its RDMA path asked of every rank's agent (job_path) at the baseline's
+ * start and end and at the drill's end, and its outcome and path judged.
+ *
+ * A rank is judged on its own node: with a launcher (mpirun), the ranks it
+ * starts elsewhere are not the agents' and their path is not seen here.
+ */
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/units.h"
+#include "coordinator/drill_priv.h"
+#include "coordinator/job_template.h"
+#include "coordinator/progress.h"
+
+#define DRILL_JOB_READY_MS 30000
+#define DRILL_JOB_ARG_LEN 4096
+
+enum { DJ_AT_BASELINE_START, DJ_AT_BASELINE_END, DJ_AT_END };
+static const char *const dj_when[] = {"baseline_start", "baseline_end", "end"};
+
+static int dj_addr(void *arg, const char *node, int rail, char *buf, size_t len)
+{
+	return drill_rail_addr(arg, node, rail, buf, len);
+}
+
+static int dj_rank_of(const struct sc_job *j, const char *node)
+{
+	unsigned int i;
+
+	for (i = 0; node && i < j->nr_ranks; i++)
+		if (!strcmp(j->ranks[i].node, node))
+			return (int)i;
+	return -1;
+}
+
+/* The job request of rank i: its templates filled in, its rules. NULL with a sentence in err. */
+static json_t *dj_request(struct drill *d, const struct sc_workload *w, unsigned int i, char *err,
+			  size_t errlen)
+{
+	const struct sc_job *j = w->job;
+	const char *nodes[SC_JOB_MAX_RANKS];
+	struct jt_ctx ctx = {.rank = i,
+			     .size = j->nr_ranks,
+			     .node = j->ranks[i].node,
+			     .nodes = nodes,
+			     .duration_s = (uint64_t)ceil(d->end_ms / 1000.0),
+			     .addr = dj_addr,
+			     .arg = d};
+	json_t *argv = json_array(), *env = json_object(), *rules = json_array(), *job, *v;
+	char out[DRILL_JOB_ARG_LEN], name[16];
+	const char *key;
+	unsigned int k;
+	size_t n;
+
+	for (k = 0; k < j->nr_ranks; k++)
+		nodes[k] = j->ranks[k].node;
+	json_array_foreach(j->ranks[i].argv, n, v) {
+		if (jt_expand(json_string_value(v), &ctx, out, sizeof(out), err, errlen))
+			goto fail;
+		json_array_append_new(argv, json_string(out));
+	}
+	json_object_foreach(j->env, key, v) {
+		if (jt_expand(json_string_value(v), &ctx, out, sizeof(out), err, errlen))
+			goto fail;
+		json_object_set_new(env, key, json_string(out));
+	}
+	if (j->tp_regex[0] && (!j->tp_node[0] || !strcmp(j->tp_node, j->ranks[i].node)))
+		json_array_append_new(rules, json_pack("{s:s, s:s, s:s, s:i}", "name", "throughput",
+						       "regex", j->tp_regex, "kind", "sample",
+						       "group", (int)j->tp_group));
+	for (k = 0; k < j->nr_errors; k++) {
+		snprintf(name, sizeof(name), "error%u", k);
+		json_array_append_new(rules, json_pack("{s:s, s:s, s:s}", "name", name, "regex",
+						       j->errors[k], "kind", "error"));
+	}
+	job = json_pack(
+	    "{s:o, s:o, s:o, s:I}", "argv", argv, "env", env, "rules", rules, "time_limit_ms",
+	    (json_int_t)(j->time_limit_ms ? j->time_limit_ms : (uint64_t)d->end_ms + 60000));
+	if (job && j->cwd[0])
+		json_object_set_new(job, "cwd", json_string(j->cwd));
+	return job;
+fail:
+	json_decref(argv);
+	json_decref(env);
+	json_decref(rules);
+	return NULL;
+}
+
+/* Waits until rank i printed a line matching its `ready`, or exited, or 30 s passed. */
+static int dj_await_ready(struct drill *d, const struct sc_workload *w, unsigned int i)
+{
+	const struct sc_job_rank *r = &w->job->ranks[i];
+	uint64_t deadline = rc_now_ns() + DRILL_JOB_READY_MS * RC_NSEC_PER_MSEC;
+	size_t seen = 0;
+	regex_t re;
+
+	if (regcomp(&re, r->ready, REG_EXTENDED | REG_NOSUB))
+		return -EINVAL; /* checked when the scenario was read */
+	for (;;) {
+		json_t *ev;
+
+		for (; seen < json_array_size(d->fl.events); seen++) {
+			const char *type, *node, *text;
+
+			ev = json_array_get(d->fl.events, seen);
+			type = json_string_value(json_object_get(ev, "type"));
+			node = json_string_value(json_object_get(ev, "node"));
+			text = json_string_value(json_object_get(ev, "text"));
+			if (!type || !node || strcmp(node, r->node) ||
+			    strcmp(json_string_value(json_object_get(ev, "wl_id")) ?: "",
+				   DRILL_WL_ID))
+				continue;
+			if (!strcmp(type, "line") && text && !regexec(&re, text, 0, NULL, 0)) {
+				regfree(&re);
+				return 0;
+			}
+			if (!strcmp(type, "exit")) {
+				regfree(&re);
+				drill_reason(
+				    d, true,
+				    "job rank %u on %s exited (status %lld) before it said "
+				    "ready (/%s/)",
+				    i, r->node,
+				    json_integer_value(json_object_get(ev, "exit_status")),
+				    r->ready);
+				return -ECHILD;
+			}
+		}
+		if (rc_now_ns() > deadline || drill_stop_requested) {
+			regfree(&re);
+			drill_reason(d, true,
+				     "job rank %u on %s printed no line matching /%s/ within %d s",
+				     i, r->node, r->ready, DRILL_JOB_READY_MS / 1000);
+			return -ETIMEDOUT;
+		}
+		fleet_pump(&d->fl, 100);
+	}
+}
+
+int drill_job_start(struct drill *d, struct drill_flow *f)
+{
+	const struct sc_workload *w = f->w;
+	const struct sc_job *j = w->job;
+	char err[512];
+	unsigned int i;
+	int ret;
+
+	d->job.stop_ms = -1;
+	d->job.last_tp_ms = -1;
+	if (!d->job.path)
+		d->job.path = json_array();
+	for (i = 0; i < j->nr_ranks; i++) {
+		const char *node = j->ranks[i].node;
+		struct fl_agent *a = fleet_find(&d->fl, node);
+		json_t *job = dj_request(d, w, i, err, sizeof(err)), *req, *res = NULL;
+
+		if (!job) {
+			drill_reason(d, true, "job rank %u on %s: %s", i, node, err);
+			return -EINVAL;
+		}
+		req = json_pack("{s:s, s:s, s:b, s:s, s:o}", "op", "workload_start", "wl_id",
+				f->wl_id, "stop_on_close", 1, "role",
+				j->launcher ? "launcher" : "rank", "job", job);
+		drill_workload_needs(d, node, req);
+		if (i == j->nr_ranks - 1) /* the last rank starts the traffic: the drill's t0 */
+			fleet_set_t0(&d->fl, rc_now_ns());
+		ret = fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err));
+		json_decref(req);
+		json_decref(res);
+		if (ret) {
+			drill_reason(d, true, "job rank %u on %s: %s", i, node, err);
+			return ret;
+		}
+		d->job.started[i] = true;
+		prog_event("rdmachaos: job rank %u started on %s", i, node);
+		if (j->ranks[i].ready[0] && (ret = dj_await_ready(d, w, i)))
+			return ret;
+	}
+	return 0;
+}
+
+/* The last ranks first: a client before its server, as for the stream. */
+void drill_job_stop(struct drill *d, struct drill_flow *f)
+{
+	const struct sc_job *j = f->w->job;
+	unsigned int i;
+
+	d->job.stop_ms = drill_now_ms(d);
+	for (i = j->nr_ranks; i-- > 0;) {
+		struct fl_agent *a = fleet_find(&d->fl, j->ranks[i].node);
+		json_t *req, *res = NULL;
+		char err[512];
+
+		if (!d->job.started[i] || !a || !a->connected)
+			continue;
+		req = json_pack("{s:s, s:s, s:i}", "op", "workload_stop", "wl_id", f->wl_id,
+				"timeout_ms", 5000);
+		if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
+			drill_reason(d, false, "stopping job rank %u on %s: %s", i,
+				     j->ranks[i].node, err);
+		json_decref(req);
+		json_decref(res);
+		d->job.started[i] = false;
+	}
+}
+
+/* The factor from a throughput rule's unit to MB/s (10^6 bytes/s); 1 for what is not a rate. */
+static double dj_unit_factor(const char *unit)
+{
+	static const struct {
+		const char *unit;
+		double mbps;
+	} units[] = {
+	    {"MB/s", 1},	 {"MB/sec", 1},		 {"GB/s", 1000},    {"KB/s", 1e-3},
+	    {"MiB/s", 1.048576}, {"GiB/s", 1073.741824}, {"Gb/s", 125},	    {"Gbit/s", 125},
+	    {"Gb/sec", 125},	 {"Mb/s", 0.125},	 {"Mbit/s", 0.125},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(unit, units[i].unit))
+			return units[i].mbps;
+	return 1;
+}
+
+json_t *drill_job_map(struct drill *d, const json_t *ev)
+{
+	const struct sc_workload *w = &d->sc.workload;
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	const char *node = json_string_value(json_object_get(ev, "node"));
+	const char *wl = json_string_value(json_object_get(ev, "wl_id"));
+	json_t *out;
+	int rank;
+
+	if (!w->job || !type || !wl || strcmp(wl, DRILL_WL_ID))
+		return NULL;
+	rank = dj_rank_of(w->job, node);
+	if (!strcmp(type, "exit") && rank >= 0 && !d->job.exited[rank]) {
+		d->job.exited[rank] = true;
+		d->job.exit_status[rank] =
+		    (int)json_integer_value(json_object_get(ev, "exit_status"));
+		d->job.exit_ms[rank] = json_number_value(json_object_get(ev, "t_ms"));
+		return NULL;
+	}
+	if (!strcmp(type, "job_sample") &&
+	    !strcmp(json_string_value(json_object_get(ev, "name")) ?: "", "throughput")) {
+		double t = json_number_value(json_object_get(ev, "t_ms"));
+		/* a sample covers the time since the one before: the job's own cadence */
+		double iv =
+		    d->job.last_tp_ms >= 0 && t > d->job.last_tp_ms ? t - d->job.last_tp_ms : 1000;
+
+		d->job.last_tp_ms = t;
+		out = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:f, s:f, s:s}", "kind", "workload",
+				"type", "interval", "role", "client", "wl_id", wl, "ts_ns",
+				json_object_get(ev, "ts_ns"), "t_ms", json_object_get(ev, "t_ms"),
+				"mbps",
+				json_number_value(json_object_get(ev, "value")) *
+				    dj_unit_factor(w->job->tp_unit),
+				"interval_ms", iv, "source", "job");
+	} else if (!strcmp(type, "job_error")) {
+		const char *text = json_string_value(json_object_get(ev, "text")) ?: "";
+		const char *wc = strstr(text, "IBV_WC_");
+		char status[48] = "JOB_ERROR";
+		size_t n;
+
+		if (wc) {
+			for (n = 7; wc[n] && (wc[n] == '_' || (wc[n] >= 'A' && wc[n] <= 'Z')) &&
+				    n < sizeof(status) - 1;
+			     n++)
+				;
+			snprintf(status, sizeof(status), "%.*s", (int)(n - 7), wc + 7);
+		}
+		out = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:s, s:s, s:s}", "kind", "workload",
+				"type", "error", "role", "client", "wl_id", wl, "ts_ns",
+				json_object_get(ev, "ts_ns"), "t_ms", json_object_get(ev, "t_ms"),
+				"wc_status", status, "text", text, "source", "job");
+	} else {
+		return NULL;
+	}
+	if (out && node)
+		json_object_set_new(out, "node", json_string(node));
+	/* one rail: what the job says is about it; more: about none in particular */
+	if (out && w->nr_rails == 1)
+		json_object_set_new(out, "rail", json_integer(w->rails[0]));
+	return out;
+}
+
+/* The peers of rank i: the other ranks' addresses on the job's rails. */
+static json_t *dj_peers(struct drill *d, unsigned int i)
+{
+	const struct sc_workload *w = &d->sc.workload;
+	json_t *peers = json_array();
+	char addr[64];
+	unsigned int k, r;
+
+	for (k = 0; k < w->job->nr_ranks; k++)
+		for (r = 0; k != i && r < w->nr_rails; r++)
+			if (!drill_rail_addr(d, w->job->ranks[k].node, w->rails[r], addr,
+					     sizeof(addr)))
+				json_array_append_new(peers, json_string(addr));
+	return peers;
+}
+
+static void dj_path(struct drill *d, int when)
+{
+	const struct sc_job *j = d->sc.workload.job;
+	unsigned int i;
+
+	d->job.path_at[when] = true;
+	for (i = 0; i < j->nr_ranks; i++) {
+		struct fl_agent *a = fleet_find(&d->fl, j->ranks[i].node);
+		json_t *req, *res = NULL, *rec;
+		char err[512];
+
+		if (!d->job.started[i] || d->job.exited[i] || !a || !a->connected)
+			continue;
+		req = json_pack("{s:s, s:s, s:o}", "op", "job_path", "wl_id", DRILL_WL_ID, "peers",
+				dj_peers(d, i));
+		rec = json_pack("{s:s, s:s, s:i, s:f}", "when", dj_when[when], "node",
+				j->ranks[i].node, "rank", (int)i, "t_ms", drill_now_ms(d));
+		if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
+			json_object_set_new(rec, "error", json_string(err));
+		else
+			json_object_set_new(rec, "result", json_incref(res));
+		json_array_append_new(d->job.path, rec);
+		json_decref(req);
+		json_decref(res);
+	}
+}
+
+void drill_job_tick(struct drill *d, double now_ms)
+{
+	if (!d->sc.workload.job)
+		return;
+	if (!d->job.path_at[DJ_AT_BASELINE_START] && now_ms >= (double)d->sc.warmup_ms)
+		dj_path(d, DJ_AT_BASELINE_START);
+	if (!d->job.path_at[DJ_AT_BASELINE_END] &&
+	    now_ms >= (double)(d->sc.warmup_ms + d->sc.baseline_ms))
+		dj_path(d, DJ_AT_BASELINE_END);
+}
+
+/* The record of node's job_path at when, or NULL. */
+static const json_t *dj_path_rec(const struct drill *d, const char *node, int when)
+{
+	const json_t *rec;
+	size_t i;
+
+	json_array_foreach(d->job.path, i, rec)
+		if (!strcmp(json_string_value(json_object_get(rec, "node")) ?: "", node) &&
+		    !strcmp(json_string_value(json_object_get(rec, "when")) ?: "", dj_when[when]))
+			return rec;
+	return NULL;
+}
+
+/* A byte count as people read it: 3 KB, 1.2 GB (powers of 1000, as the report's rates). */
+static void dj_bytes(uint64_t n, char *buf, size_t len)
+{
+	static const char *const unit[] = {"B", "KB", "MB", "GB", "TB"};
+	double v = (double)n;
+	unsigned int u = 0;
+
+	while (v >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	if (!u)
+		snprintf(buf, len, "%llu B", (unsigned long long)n);
+	else
+		snprintf(buf, len, "%.*f %s", v < 10 ? 1 : 0, v, unit[u]);
+}
+
+/* Packets (or bytes, bytes winning) over the node's RDMA ports in a job_path result. */
+static void dj_ports(const json_t *result, double *pkts, double *bytes, bool *has_bytes)
+{
+	const json_t *p;
+	size_t i;
+
+	*pkts = *bytes = 0;
+	*has_bytes = false;
+	json_array_foreach(json_object_get(result, "ports"), i, p) {
+		*pkts += json_number_value(json_object_get(p, "tx_pkts")) +
+			 json_number_value(json_object_get(p, "rx_pkts"));
+		if (json_object_get(p, "tx_bytes")) {
+			*has_bytes = true;
+			*bytes += json_number_value(json_object_get(p, "tx_bytes")) +
+				  json_number_value(json_object_get(p, "rx_bytes"));
+		}
+	}
+}
+
+/* One rank's RDMA path: "verified", "fail" or "unknown", with its sentence. */
+static json_t *dj_judge_path(struct drill *d, unsigned int i, json_t *problems)
+{
+	const struct sc_job *j = d->sc.workload.job;
+	const char *node = j->ranks[i].node;
+	const json_t *r0 = dj_path_rec(d, node, DJ_AT_BASELINE_START);
+	const json_t *r1 = dj_path_rec(d, node, DJ_AT_BASELINE_END);
+	const json_t *r2 = dj_path_rec(d, node, DJ_AT_END);
+	const json_t *res1 = json_object_get(r1, "result"), *q, *s;
+	double p0, p1, b0, b1, tcp = 0;
+	char devs[256] = "", sentence[1024], why[256] = "", tcpbuf[32], rbuf[32];
+	unsigned int rts = 0;
+	const char *verdict;
+	bool hb0, hb1;
+	size_t k;
+
+	if (!r0 || !r1 || json_object_get(r0, "error") || json_object_get(r1, "error") ||
+	    json_object_get(res1, "qps_error") || json_object_get(res1, "tcp_error")) {
+		const json_t *bad = !r0 || json_object_get(r0, "error") ? r0 : r1;
+
+		snprintf(why, sizeof(why), "%s",
+			 !bad ? "the job was not running through the baseline"
+			 : json_string_value(json_object_get(bad, "error"))
+			     ?: json_string_value(json_object_get(res1, "qps_error"))
+				    ?: json_string_value(json_object_get(res1, "tcp_error")) ?: "?");
+		snprintf(sentence, sizeof(sentence), "rdma path on %s: cannot be checked: %s", node,
+			 why);
+		verdict = "unknown";
+		goto out;
+	}
+	/* connected: RTS sends, RTR only receives (the target of RDMA writes stays there) */
+	json_array_foreach(json_object_get(res1, "qps"), k, q)
+		if (!strcmp(json_string_value(json_object_get(q, "state")) ?: "", "RTS") ||
+		    !strcmp(json_string_value(json_object_get(q, "state")) ?: "", "RTR")) {
+			const char *dev = json_string_value(json_object_get(q, "device")) ?: "?";
+
+			rts++;
+			if (!strstr(devs, dev) && strlen(devs) + strlen(dev) + 2 < sizeof(devs))
+				snprintf(devs + strlen(devs), sizeof(devs) - strlen(devs), "%s%s",
+					 devs[0] ? "/" : "", dev);
+		}
+	dj_ports(json_object_get(r0, "result"), &p0, &b0, &hb0);
+	dj_ports(res1, &p1, &b1, &hb1);
+	json_array_foreach(json_object_get(json_object_get(r2 ? r2 : r1, "result"), "tcp"), k, s)
+		tcp += json_number_value(json_object_get(s, "bytes_acked")) +
+		       json_number_value(json_object_get(s, "bytes_received"));
+	dj_bytes((uint64_t)tcp, tcpbuf, sizeof(tcpbuf));
+	if (hb0 && hb1)
+		dj_bytes((uint64_t)(b1 - b0), rbuf, sizeof(rbuf));
+	else
+		snprintf(rbuf, sizeof(rbuf), "%.0f packets", p1 - p0);
+	if (!rts)
+		snprintf(why, sizeof(why), "no QP of the job connected (RTS or RTR)");
+	else if (p1 - p0 <= 0 && b1 - b0 <= 0)
+		snprintf(why, sizeof(why), "the RDMA counters did not move during the baseline");
+	else if (tcp > (double)j->max_tcp_bytes)
+		snprintf(why, sizeof(why),
+			 "%s over TCP to its peers (more than rdma_path.max_tcp_bytes)", tcpbuf);
+	verdict = why[0] ? "fail" : "verified";
+	if (why[0])
+		snprintf(
+		    sentence, sizeof(sentence),
+		    "rdma path on %s: NOT verified: %s (%u QPs connected%s%s, %s over RDMA in the "
+		    "baseline, %s over TCP)",
+		    node, why, rts, devs[0] ? " on " : "", devs, rbuf, tcpbuf);
+	else
+		snprintf(sentence, sizeof(sentence),
+			 "rdma path on %s: verified: %u QPs connected on %s, %s over RDMA in the "
+			 "baseline, %s over TCP",
+			 node, rts, devs, rbuf, tcpbuf);
+out:
+	prog_event("rdmachaos: %s", sentence);
+	if (!strcmp(verdict, "fail") && j->path_required)
+		json_array_append_new(problems, json_string(sentence));
+	else if (!strcmp(verdict, "unknown") && j->path_required)
+		drill_reason(d, true, "%s", sentence);
+	return json_pack("{s:s, s:s, s:s, s:i, s:f}", "node", node, "verdict", verdict, "sentence",
+			 sentence, "qps_rts", (int)rts, "tcp_bytes", tcp);
+}
+
+/* The outcome the drill demands of the job's exits. */
+static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
+{
+	static const char *const want[] = {
+	    [SC_JOB_ANY] = "any", [SC_JOB_SUCCEED] = "succeed", [SC_JOB_SURVIVE] = "survive"};
+	const struct sc_job *j = d->sc.workload.job;
+	char sentence[512] = "";
+	unsigned int i;
+	bool ok = true;
+
+	for (i = 0; i < j->nr_ranks && ok; i++) {
+		bool early =
+		    d->job.exited[i] && (d->job.stop_ms < 0 || d->job.exit_ms[i] < d->job.stop_ms);
+
+		if (j->outcome == SC_JOB_SURVIVE && early) {
+			ok = false;
+			snprintf(
+			    sentence, sizeof(sentence),
+			    "job: rank %u on %s exited (status %d) at %.1f s; the drill demands "
+			    "that it survive",
+			    i, j->ranks[i].node, d->job.exit_status[i], d->job.exit_ms[i] / 1000.0);
+		} else if (j->outcome == SC_JOB_SUCCEED && !(early && !d->job.exit_status[i])) {
+			ok = false;
+			if (early)
+				snprintf(
+				    sentence, sizeof(sentence),
+				    "job: rank %u on %s failed (exit status %d at %.1f s); the "
+				    "drill demands that it succeed",
+				    i, j->ranks[i].node, d->job.exit_status[i],
+				    d->job.exit_ms[i] / 1000.0);
+			else
+				snprintf(
+				    sentence, sizeof(sentence),
+				    "job: rank %u on %s had not finished when the drill ended; "
+				    "the drill demands that it succeed",
+				    i, j->ranks[i].node);
+		}
+	}
+	if (ok)
+		snprintf(sentence, sizeof(sentence), "job: outcome %s: met", want[j->outcome]);
+	else
+		json_array_append_new(problems, json_string(sentence));
+	prog_event("rdmachaos: %s", sentence);
+	return json_pack("{s:s, s:b, s:s}", "want", want[j->outcome], "ok", ok, "sentence",
+			 sentence);
+}
+
+void drill_job_judge(struct drill *d, json_t *problems)
+{
+	const struct sc_job *j = d->sc.workload.job;
+	json_t *ranks = json_array(), *paths = json_array();
+	unsigned int i;
+
+	if (!j)
+		return;
+	for (i = 0; i < j->nr_ranks; i++) {
+		json_array_append_new(ranks,
+				      json_pack("{s:s, s:i, s:b, s:i}", "node", j->ranks[i].node,
+						"rank", (int)i, "exited", d->job.exited[i],
+						"exit_status", d->job.exit_status[i]));
+		json_array_append_new(paths, dj_judge_path(d, i, problems));
+	}
+	json_decref(d->job.report);
+	d->job.report = json_pack("{s:o, s:o, s:o, s:O}", "ranks", ranks, "outcome",
+				  dj_judge_outcome(d, problems), "rdma_path", paths, "evidence",
+				  d->job.path ? d->job.path : json_null());
+}
+
+/* The path at the drill's end: asked before the ranks are stopped. */
+void drill_job_end(struct drill *d)
+{
+	if (d->sc.workload.job && !d->job.path_at[DJ_AT_END] && d->job.path)
+		dj_path(d, DJ_AT_END);
+}
+
+void drill_job_free(struct drill *d)
+{
+	json_decref(d->job.path);
+	json_decref(d->job.report);
+	d->job.path = d->job.report = NULL;
+}
