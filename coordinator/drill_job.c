@@ -161,6 +161,8 @@ int drill_job_start(struct drill *d, struct drill_flow *f)
 	d->job.last_tp_ms = -1;
 	if (!d->job.path)
 		d->job.path = json_array();
+	if (!d->job.commands)
+		d->job.commands = json_array();
 	for (i = 0; i < j->nr_ranks; i++) {
 		const char *node = j->ranks[i].node;
 		struct fl_agent *a = fleet_find(&d->fl, node);
@@ -170,6 +172,7 @@ int drill_job_start(struct drill *d, struct drill_flow *f)
 			drill_reason(d, true, "job rank %u on %s: %s", i, node, err);
 			return -EINVAL;
 		}
+		json_array_append(d->job.commands, json_object_get(job, "argv"));
 		req = json_pack("{s:s, s:s, s:b, s:s, s:o}", "op", "workload_start", "wl_id",
 				f->wl_id, "stop_on_close", 1, "role",
 				j->launcher ? "launcher" : "rank", "job", job);
@@ -536,10 +539,15 @@ void drill_job_judge(struct drill *d, json_t *problems)
 	if (!j)
 		return;
 	for (i = 0; i < j->nr_ranks; i++) {
-		json_array_append_new(ranks,
-				      json_pack("{s:s, s:i, s:b, s:i}", "node", j->ranks[i].node,
-						"rank", (int)i, "exited", d->job.exited[i],
-						"exit_status", d->job.exit_status[i]));
+		json_t *cmd = json_array_get(d->job.commands, i);
+		bool stopped =
+		    d->job.exited[i] && d->job.stop_ms >= 0 && d->job.exit_ms[i] >= d->job.stop_ms;
+
+		json_array_append_new(ranks, json_pack("{s:s, s:i, s:b, s:b, s:i, s:O}", "node",
+						       j->ranks[i].node, "rank", (int)i, "exited",
+						       d->job.exited[i], "stopped", stopped,
+						       "exit_status", d->job.exit_status[i],
+						       "command", cmd ? cmd : json_null()));
 		json_array_append_new(paths, dj_judge_path(d, i, problems));
 	}
 	json_decref(d->job.report);
@@ -559,5 +567,6 @@ void drill_job_free(struct drill *d)
 {
 	json_decref(d->job.path);
 	json_decref(d->job.report);
-	d->job.path = d->job.report = NULL;
+	json_decref(d->job.commands);
+	d->job.path = d->job.report = d->job.commands = NULL;
 }

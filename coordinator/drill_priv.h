@@ -38,6 +38,7 @@ struct drill_job {
 	bool path_at[3];   /* job_path asked at the baseline's start, its end, the drill's end */
 	json_t *path;	   /* [{when, node, result | error}] */
 	json_t *report;	   /* report.json "job", once judged */
+	json_t *commands;  /* each rank's argv as started (templates filled in) */
 };
 
 /* A stream the drill runs: its own workload (flows[0]) or a guard's flow. */

@@ -1029,6 +1029,7 @@ static int emit_html(FILE *f, const void *arg)
 	rw_results(f, r, &html_walk);
 	rw_alerts(f, r, &html_walk);
 	rw_trials(f, r, &html_walk);
+	rw_job(f, r, &html_walk);
 	rw_integrity(f, r, &html_walk);
 	rw_throughput(f, r, &html_walk);
 	rw_anomalies(f, r, &html_walk);

@@ -717,6 +717,49 @@ static int integrity_case(json_t *cases, const json_t *report, const char *cls)
 	return ret;
 }
 
+/*
+ * A job as the workload (docs/SCENARIOS.md, "Jobs"): a case for its outcome and one per node for
+ * its RDMA path; a path that could not be checked is an error (no proof), not a pass.
+ */
+static int job_cases(json_t *cases, const json_t *report, const char *cls)
+{
+	const json_t *job = ru_get(report, "job"), *p;
+	struct sbuf name, msg, text, out;
+	const char *v;
+	size_t i;
+	bool ok;
+	int ret;
+
+	if (!json_is_object(job))
+		return 0;
+	ok = json_is_true(ru_get(job, "outcome.ok"));
+	memset(&msg, 0, sizeof(msg));
+	memset(&out, 0, sizeof(out));
+	sb_printf(ok ? &out : &msg, "%s", ru_str(job, "outcome.sentence") ?: "?");
+	ret = add_case(cases, cls, "job outcome", -1, ok ? "pass" : "failure",
+		       ok ? NULL : "job_outcome", ok ? NULL : &msg, NULL, ok ? &out : NULL);
+	free(msg.s);
+	free(out.s);
+	json_array_foreach(ru_get(job, "rdma_path"), i, p) {
+		if (ret)
+			break;
+		memset(&name, 0, sizeof(name));
+		memset(&msg, 0, sizeof(msg));
+		memset(&text, 0, sizeof(text));
+		memset(&out, 0, sizeof(out));
+		v = ru_str(p, "verdict") ?: "unknown";
+		sb_printf(&name, "rdma path %s", ru_str(p, "node") ?: "?");
+		sb_printf(strcmp(v, "verified") ? &msg : &out, "%s", ru_str(p, "sentence") ?: "?");
+		ret = add_case_free(cases, cls, -1,
+				    !strcmp(v, "verified") ? "pass"
+				    : !strcmp(v, "fail")   ? "failure"
+							   : "error",
+				    !strcmp(v, "verified") ? NULL : "rdma_path", &name, &msg, &text,
+				    &out);
+	}
+	return ret;
+}
+
 static int cleanup_case(json_t *cases, const json_t *report, const char *cls)
 {
 	const json_t *c = ru_get(report, "cleanup"), *acts = ru_get(c, "actions"), *a;
@@ -1067,6 +1110,10 @@ static int build_cases(json_t *cases, const json_t *r, const char *scenario)
 	sb_printf(&cls, "rdmachaos.%s.workload", scenario);
 	if (!ret && !cls.oom)
 		ret = integrity_case(cases, r, cls.s);
+	cls.len = 0;
+	sb_printf(&cls, "rdmachaos.%s.job", scenario);
+	if (!ret && !cls.oom)
+		ret = job_cases(cases, r, cls.s);
 	cls.len = 0;
 	sb_printf(&cls, "rdmachaos.%s.cleanup", scenario);
 	if (!ret && !cls.oom)

@@ -144,6 +144,7 @@ static int emit_md(FILE *f, const void *arg)
 	rw_results(f, r, &md_markup);
 	rw_alerts(f, r, &md_markup);
 	rw_trials(f, r, &md_markup);
+	rw_job(f, r, &md_markup);
 	rw_integrity(f, r, &md_markup);
 	rw_throughput(f, r, &md_markup);
 	rw_anomalies(f, r, &md_markup);

@@ -126,6 +126,78 @@ void rw_anomalies(FILE *f, const json_t *r, const struct rw_markup *m)
 	fputs(m->section_end, f);
 }
 
+/* A rank's command as one cell: its words joined by spaces. */
+static void job_command_td(FILE *f, const struct rw_markup *m, const json_t *cmd)
+{
+	char buf[2048] = "";
+	const json_t *w;
+	size_t i, n = 0;
+
+	json_array_foreach(cmd, i, w)
+		n += (size_t)snprintf(buf + n, n < sizeof(buf) ? sizeof(buf) - n : 0, "%s%s",
+				      i ? " " : "", json_string_value(w) ?: "");
+	td(f, m, NULL, json_array_size(cmd) ? buf : NULL);
+}
+
+/* Nothing at all unless a job was the workload (docs/SCENARIOS.md, "Jobs"). */
+void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *job = ru_get(r, "job"), *x;
+	char b[32];
+	size_t i;
+
+	if (!json_is_object(job))
+		return;
+	m->section(f, "job", "Job");
+	fputs(json_is_true(ru_get(job, "outcome.ok")) ? m->para.on : m->bad_para.on, f);
+	m->prose.put(f, ru_str(job, "outcome.sentence"));
+	fputs(json_is_true(ru_get(job, "outcome.ok")) ? m->para.off : m->bad_para.off, f);
+	table(f, m, "job-ranks", "Rank", "Node", "Command", "Exit", NULL);
+	json_array_foreach(ru_get(job, "ranks"), i, x) {
+		fputs(m->row.on, f);
+		td_fmt(f, m, "num", "%s", ru_num_text(x, "rank", 0, b, sizeof(b)));
+		td(f, m, NULL, ru_str(x, "node"));
+		job_command_td(f, m, ru_get(x, "command"));
+		if (json_is_true(ru_get(x, "stopped")))
+			td_fmt(f, m, NULL, "stopped by the drill (status %s)",
+			       ru_num_text(x, "exit_status", 0, b, sizeof(b)));
+		else if (json_is_true(ru_get(x, "exited")))
+			td_fmt(f, m, NULL, "exited by itself, status %s",
+			       ru_num_text(x, "exit_status", 0, b, sizeof(b)));
+		else
+			td(f, m, NULL, "still running at the end");
+		fputs(m->row.off, f);
+	}
+	fputs(m->table_end, f);
+	para(f, m,
+	     "The RDMA path, per node: the job's QPs connected at the baseline's end, its RDMA "
+	     "traffic in the baseline and its bytes over TCP towards the other ranks (job_path, "
+	     "docs/SCENARIOS.md).");
+	table(f, m, "job-path", "Node", "RDMA path", "QPs connected", "TCP bytes", "Evidence",
+	      NULL);
+	json_array_foreach(ru_get(job, "rdma_path"), i, x) {
+		const char *v = ru_str(x, "verdict");
+		const char *sentence = ru_str(x, "sentence"), *colon;
+
+		fputs(m->row.on, f);
+		td(f, m, NULL, ru_str(x, "node"));
+		if (v && !strcmp(v, "verified"))
+			td_mark(f, m, RU_RESULT_OK, "verified");
+		else if (v && !strcmp(v, "fail"))
+			td_mark(f, m, RU_RESULT_NOT_OK, "not verified");
+		else
+			td_mark(f, m, RU_RESULT_INCONCLUSIVE, "cannot be checked");
+		td_fmt(f, m, "num", "%s", ru_num_text(x, "qps_rts", 0, b, sizeof(b)));
+		td_fmt(f, m, "num", "%s", ru_num_text(x, "tcp_bytes", 0, b, sizeof(b)));
+		/* the sentence after "rdma path on NODE: " */
+		colon = sentence ? strstr(sentence, ": ") : NULL;
+		td(f, m, NULL, colon ? colon + 2 : sentence);
+		fputs(m->row.off, f);
+	}
+	fputs(m->table_end, f);
+	fputs(m->section_end, f);
+}
+
 /* Nothing at all when the report has no safety object (an older report). */
 void rw_safety(FILE *f, const json_t *r, const struct rw_markup *m)
 {

@@ -51,6 +51,7 @@ struct rw_markup {
 void rw_alerts(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_trials(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_integrity(FILE *f, const json_t *r, const struct rw_markup *m);
+void rw_job(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_anomalies(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_cleanup(FILE *f, const json_t *r, const struct rw_markup *m);

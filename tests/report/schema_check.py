@@ -263,6 +263,13 @@ def expected_results(r):
     else:
         res = "pass"
     out.append(("integrity", res))
+    job = r.get("job")
+    if isinstance(job, dict):
+        out.append(("job outcome", "pass" if (job.get("outcome") or {}).get("ok") is True else "failure"))
+        for p in job.get("rdma_path") or []:
+            v = p.get("verdict")
+            out.append((f"rdma path {p.get('node')}",
+                        "pass" if v == "verified" else "failure" if v == "fail" else "error"))
     c = r.get("cleanup")
     out.append(("cleanup", "error" if not isinstance(c, dict)
                 else "pass" if c.get("verified") is True else "failure"))
@@ -295,6 +302,10 @@ def not_ok_checks(r):
     bounds = {k: lim[k] for k in ("lost", "corrupted") if isinstance(lim.get(k), int)}
     if bounds and (not isinstance(got, dict) or any(got.get(k, 0) > v for k, v in bounds.items())):
         n += 1
+    job = r.get("job")
+    if isinstance(job, dict):
+        n += (job.get("outcome") or {}).get("ok") is not True
+        n += sum(1 for p in job.get("rdma_path") or [] if p.get("verdict") != "verified")
     if not isinstance(r.get("cleanup"), dict) or r["cleanup"].get("verified") is not True:
         n += 1
     n += sum(1 for g in (r.get("safety") or {}).get("guards") or [] if g.get("tripped") is True)
