@@ -32,12 +32,8 @@ static int node_ok(void *arg, const char *node)
 
 static void test_fills_in(void **state)
 {
-	struct jt_ctx ctx = {.rank = 1,
-			     .size = 2,
-			     .node = "node-a",
-			     .nodes = nodes,
-			     .duration_s = 42,
-			     .addr = addr};
+	struct jt_ctx ctx = {
+	    .rank = 1, .size = 2, .node = "node-a", .nodes = nodes, .duration_s = 42, .addr = addr};
 	char out[256], err[256];
 
 	assert_int_equal(jt_expand("{rank}/{size} on {node} of {nodes} for {duration_s}s", &ctx,
@@ -75,9 +71,8 @@ static void test_checks_without_values(void **state)
 	char out[256], err[256];
 	size_t i;
 
-	assert_int_equal(jt_expand("{addr:node-b:0} {rank} {{x}}", &ctx, out, sizeof(out), err,
-				   sizeof(err)),
-			 0);
+	assert_int_equal(
+	    jt_expand("{addr:node-b:0} {rank} {{x}}", &ctx, out, sizeof(out), err, sizeof(err)), 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
 		assert_int_equal(jt_expand(bad[i].tmpl, &ctx, out, sizeof(out), err, sizeof(err)),
