@@ -133,6 +133,7 @@ int agent_op_job_path(struct agent *a, struct agent_client *cl, const struct age
 		      const json_t *req, json_t **result, char *err, size_t errlen)
 {
 	const char *wl_id = json_string_value(json_object_get(req, "wl_id"));
+	const char *tag = json_string_value(json_object_get(req, "tag"));
 	const json_t *jpeers = json_object_get(req, "peers");
 	const char *peers[AGENT_JP_MAX_PEERS];
 	struct agent_rp_pids pids = {0};
@@ -152,17 +153,25 @@ int agent_op_job_path(struct agent *a, struct agent_client *cl, const struct age
 		}
 		peers[n_peers++] = json_string_value(v);
 	}
-	if (agent_workload_info(a, wl_id, &info)) {
+	if (!wl_id && !tag) {
+		snprintf(err, errlen,
+			 "job_path: give wl_id (a workload this agent runs), tag (processes whose "
+			 "environment holds " AGENT_RP_TAG_ENV "=TAG), or both");
+		return -EINVAL;
+	}
+	if (wl_id && agent_workload_info(a, wl_id, &info)) {
 		snprintf(err, errlen, "job_path: %s: no such workload on this node", wl_id);
 		return -ENOENT;
 	}
-	if (info.exited) {
+	if (wl_id && info.exited) {
 		snprintf(err, errlen, "job_path: %s: pid %d has exited (nothing to look at)", wl_id,
 			 info.pid);
 		return -ESRCH;
 	}
 	t[0] = rc_now_ns();
-	ret = agent_rp_job_pids(info.pid, info.cgroup, &pids, err, errlen);
+	/* a tag finds what a launcher started as well as the launcher itself: it wins */
+	ret = tag ? agent_rp_tagged_pids(tag, &pids, err, errlen)
+		  : agent_rp_job_pids(info.pid, info.cgroup, &pids, err, errlen);
 	if (ret)
 		return ret;
 	t[1] = rc_now_ns();
@@ -175,11 +184,11 @@ int agent_op_job_path(struct agent *a, struct agent_client *cl, const struct age
 	/* the agent's loop waits meanwhile: what it cost is said, part by part */
 	rc_info(
 	    "job_path %s: %zu pids in %.1f ms, QPs in %.1f ms, TCP in %.1f ms, ports in %.1f ms",
-	    wl_id, pids.n, (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6, (t[3] - t[2]) / 1e6,
+	    wl_id ?: tag, pids.n, (t[1] - t[0]) / 1e6, (t[2] - t[1]) / 1e6, (t[3] - t[2]) / 1e6,
 	    (t[4] - t[3]) / 1e6);
-	*result = json_pack("{s:s, s:i, s:b, s:o, s:o, s:o, s:f}", "wl_id", wl_id, "pids",
-			    (int)pids.n, "pids_truncated", pids.truncated, "qps", qps, "tcp", tcp,
-			    "ports", ports, "took_ms", (t[4] - t[0]) / 1e6);
+	*result = json_pack("{s:s?, s:s?, s:i, s:b, s:o, s:o, s:o, s:f}", "wl_id", wl_id, "tag",
+			    tag, "pids", (int)pids.n, "pids_truncated", pids.truncated, "qps", qps,
+			    "tcp", tcp, "ports", ports, "took_ms", (t[4] - t[0]) / 1e6);
 	/* what could not be looked at is said, not hidden: the coordinator calls it unchecked */
 	if (*result && qret)
 		json_object_set_new(*result, "qps_error", json_string(qerr));

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -341,6 +342,70 @@ static int agent_rp_tree(struct agent_rp_walk *w, int root)
 	}
 	free(pp);
 	return ret;
+}
+
+/*
+ * Whether /proc/PID/environ holds exactly AGENT_RP_TAG_ENV=tag: read whole up to
+ * AGENT_RP_ENVIRON_MAX bytes (a longer environment is searched in that much).
+ */
+static bool agent_rp_has_tag(int pid, const char *tag)
+{
+	char path[PATH_MAX], want[AGENT_RP_TAG_LEN + sizeof(AGENT_RP_TAG_ENV) + 2];
+	static char buf[AGENT_RP_ENVIRON_MAX];
+	size_t n = 0, wlen;
+	ssize_t r;
+	char *p;
+	int fd;
+
+	if (agent_rp_path(path, sizeof(path), "%s/%d/environ", agent_rp_proc, pid))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	while (n < sizeof(buf) - 1 && (r = read(fd, buf + n, sizeof(buf) - 1 - n)) > 0)
+		n += (size_t)r;
+	close(fd);
+	buf[n] = '\0';
+	wlen = (size_t)snprintf(want, sizeof(want), "%s=%s", AGENT_RP_TAG_ENV, tag);
+	for (p = buf; p < buf + n; p += strlen(p) + 1)
+		if (strlen(p) == wlen && !memcmp(p, want, wlen))
+			return true;
+	return false;
+}
+
+int agent_rp_tagged_pids(const char *tag, struct agent_rp_pids *out, char *err, size_t errlen)
+{
+	struct agent_rp_walk w = {.p = out, .left = AGENT_RP_MAX_WALK};
+	struct dirent *e;
+	size_t i;
+	DIR *d;
+	int pid;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; tag && tag[i]; i++)
+		if (!isalnum((unsigned char)tag[i]) && !strchr("._-", tag[i]))
+			break;
+	if (!tag || !i || tag[i] || i > AGENT_RP_TAG_LEN) {
+		snprintf(err, errlen, "rdmapath: a job tag is 1..%d of [A-Za-z0-9._-]",
+			 AGENT_RP_TAG_LEN);
+		return -EINVAL;
+	}
+	out->pid = malloc(AGENT_RP_MAX_PIDS * sizeof(*out->pid));
+	if (!out->pid)
+		return agent_rp_nomem(err, errlen);
+	d = opendir(agent_rp_proc);
+	if (!d) {
+		snprintf(err, errlen, "rdmapath: %s: %s", agent_rp_proc, strerror(errno));
+		agent_rp_pids_free(out);
+		return -EIO;
+	}
+	while ((e = readdir(d)) && !out->truncated) {
+		pid = agent_rp_num(e->d_name);
+		if (pid > 0 && agent_rp_spend(&w) && agent_rp_has_tag(pid, tag))
+			agent_rp_add(out, pid);
+	}
+	closedir(d);
+	return 0;
 }
 
 void agent_rp_pids_free(struct agent_rp_pids *p)

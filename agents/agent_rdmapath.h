@@ -55,6 +55,17 @@ int agent_rp_job_pids(int root_pid, const char *cgroup_dir, struct agent_rp_pids
 		      size_t errlen);
 void agent_rp_pids_free(struct agent_rp_pids *p);
 
+/*
+ * A job's processes that the agent did not start (ranks an mpirun or srun started through its
+ * own launcher): every process whose environment holds AGENT_RP_TAG_ENV=@tag exactly, as the
+ * coordinator sets it on the job and the launcher forwards it (mpirun -x). @tag is 1..63 of
+ * [A-Za-z0-9._-]. Bounded like agent_rp_job_pids(); 0 (none found is not an error) or -errno.
+ */
+#define AGENT_RP_TAG_ENV "RDMACHAOS_JOB"
+#define AGENT_RP_TAG_LEN 63
+#define AGENT_RP_ENVIRON_MAX 65536
+int agent_rp_tagged_pids(const char *tag, struct agent_rp_pids *out, char *err, size_t errlen);
+
 struct agent_rp_qp {
 	char device[64];
 	uint32_t port; /* 0 when the QP is not bound to a port yet */

@@ -122,7 +122,8 @@ static const struct agent_field agent_f_wl_stop[] = {
     {NULL},
 };
 static const struct agent_field agent_f_job_path[] = {
-    {"wl_id", AGENT_F_STRING, true, 1, 63},
+    {"wl_id", AGENT_F_STRING, false, 1, 63},
+    {"tag", AGENT_F_STRING, false, 1, 63},  /* processes with RDMACHAOS_JOB=TAG */
     {"peers", AGENT_F_ARRAY, false, 0, 64}, /* addresses whose TCP sockets count */
     {NULL},
 };

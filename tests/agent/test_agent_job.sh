@@ -179,7 +179,7 @@ while c.recv(65536): pass
 ' &
 sink_pid=$!
 sleep 0.5
-call "{\"op\": \"workload_start\", \"wl_id\": \"tcp\", \"role\": \"rank\", \"job\": {\"argv\": [\"$py\", \"-c\", \"import socket, time; s = socket.create_connection(('127.0.0.1', 17795)); s.sendall(b'x' * 5000); print('sent', flush=True); time.sleep(30)\"], \"time_limit_ms\": 60000}}" --events 2
+call "{\"op\": \"workload_start\", \"wl_id\": \"tcp\", \"role\": \"rank\", \"job\": {\"argv\": [\"$py\", \"-c\", \"import socket, time; s = socket.create_connection(('127.0.0.1', 17795)); s.sendall(b'x' * 5000); print('sent', flush=True); time.sleep(30)\"], \"env\": {\"RDMACHAOS_JOB\": \"tcp-job-tag\"}, \"time_limit_ms\": 60000}}" --events 2
 check "a job that talks TCP runs" 'r["ok"] and any(e["text"] == "sent" for e in typ("line"))'
 call '{"op": "job_path", "wl_id": "tcp", "peers": ["127.0.0.1"]}'
 check "job_path finds the job's TCP socket to its peer and its 5000 bytes" \
@@ -193,6 +193,13 @@ else
 	check "no RDMA on this host: job_path says why it lists no QPs, never an empty proof" \
 		'r["ok"] and res["qps"] == [] and "qps_error" in res and res["ports"] == []'
 fi
+call '{"op": "job_path", "tag": "tcp-job-tag", "peers": ["127.0.0.1"]}'
+check "job_path by tag finds the process whose environment holds RDMACHAOS_JOB=tcp-job-tag" \
+	'r["ok"] and res["pids"] == 1 and len(res["tcp"]) == 1 and res["tcp"][0]["bytes_acked"] >= 5000'
+call '{"op": "job_path", "tag": "other-tag"}'
+check "job_path by another tag finds nothing" 'r["ok"] and res["pids"] == 0 and res["tcp"] == []'
+call '{"op": "job_path", "tag": "../etc"}'
+check "a tag that is not a plain name is refused" 'not r["ok"] and "job tag" in r["error"]'
 call '{"op": "job_path", "wl_id": "nope"}'
 check "job_path of an unknown workload is refused" 'not r["ok"] and "no such workload" in r["error"]'
 call '{"op": "workload_stop", "wl_id": "tcp"}'

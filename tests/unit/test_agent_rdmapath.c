@@ -332,6 +332,38 @@ static void test_pids_stat(void **state)
 	agent_rp_pids_free(&p);
 }
 
+/* A launcher's ranks, found by the tag in their environment, exactly. */
+static void test_pids_tag(void **state)
+{
+	static const char env_a[] = "PATH=/bin\0RDMACHAOS_JOB=run-7\0HOME=/";
+	static const char env_b[] = "RDMACHAOS_JOB=run-77\0XRDMACHAOS_JOB=run-7\0";
+	struct agent_rp_pids p;
+	FILE *f;
+	int pid;
+
+	for (pid = 100; pid <= 400; pid += 100) {
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/%d/environ", proc, pid);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		if (pid == 100 || pid == 300)
+			fwrite(env_a, 1, sizeof(env_a) - 1, f);
+		else
+			fwrite(env_b, 1, sizeof(env_b) - 1, f); /* near misses only */
+		fclose(f);
+	}
+	assert_int_equal(agent_rp_tagged_pids("run-7", &p, why, sizeof(why)), 0);
+	assert_pids(&p, 2, 100, 300);
+	agent_rp_pids_free(&p);
+	assert_int_equal(agent_rp_tagged_pids("nobody", &p, why, sizeof(why)), 0);
+	assert_int_equal(p.n, 0);
+	agent_rp_pids_free(&p);
+	assert_int_equal(agent_rp_tagged_pids("../x", &p, why, sizeof(why)), -EINVAL);
+	assert_int_equal(agent_rp_tagged_pids("", &p, why, sizeof(why)), -EINVAL);
+	assert_null(p.pid);
+}
+
 static void test_pids_cgroup(void **state)
 {
 	struct agent_rp_pids p;
@@ -640,6 +672,7 @@ int main(void)
 	    cmocka_unit_test_setup(test_pids_children, use_fakes),
 	    cmocka_unit_test_setup(test_pids_stat, use_fakes),
 	    cmocka_unit_test_setup(test_pids_cgroup, use_fakes),
+	    cmocka_unit_test_setup(test_pids_tag, use_fakes),
 	    cmocka_unit_test_setup(test_qps, use_fakes),
 	    cmocka_unit_test_setup(test_tcp_match, use_fakes),
 	    cmocka_unit_test_setup(test_tcp_real, use_fakes),
