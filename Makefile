@@ -41,6 +41,12 @@ SANOBJ   = $(patsubst %.c,$(BUILD)/san/%.o,$(1))
 BINS     := $(BUILD)/rdmachaos $(BUILD)/rdmachaos-agent $(BUILD)/rdmachaos-stream \
             $(BUILD)/librdmachaos-verbs.so $(BUILD)/tests/shim_selftest
 TESTS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+# The MPI program of the lab's job drills (scenarios/job-mpi.yaml), when Open MPI is installed
+# (make deps installs it; without it the MPI drills say so).
+MPICC    := $(shell command -v mpicc 2>/dev/null)
+ifneq ($(MPICC),)
+BINS     += $(BUILD)/jobs/mpi_allreduce
+endif
 
 .PHONY: all deps test unit-test lab-test stream-lab-test demo bench clean format check-format fuzz fuzz-smoke
 
@@ -48,6 +54,10 @@ all: $(BINS)
 
 $(BUILD)/rdmachaos: $(call OBJ,coordinator/main.c $(COORD_SRC) $(COMMON_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/jobs/mpi_allreduce: tests/jobs/mpi_allreduce.c
+	@mkdir -p $(dir $@)
+	$(MPICC) -O2 -g -Wall -Wextra -o $@ $<
 
 $(BUILD)/rdmachaos-agent: $(call OBJ,agents/agent_main.c $(AGENT_SRC) $(COMMON_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)

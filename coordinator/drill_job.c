@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/units.h"
@@ -24,7 +25,7 @@
 #include "coordinator/job_template.h"
 #include "coordinator/progress.h"
 
-#define DRILL_JOB_READY_MS 30000
+#define DRILL_JOB_READY_MS 120000 /* an MPI job starts in ~25 s on a quiet TCG lab */
 #define DRILL_JOB_ARG_LEN 4096
 
 enum { DJ_AT_BASELINE_START, DJ_AT_BASELINE_END, DJ_AT_END };
@@ -45,17 +46,40 @@ static int dj_rank_of(const struct sc_job *j, const char *node)
 	return -1;
 }
 
+/* The folder of this program (readlink /proc/self/exe), for {bindir}; "." if unknown. */
+static const char *dj_bindir(void)
+{
+	static char dir[4096];
+	char *slash;
+	ssize_t n;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0) {
+		strcpy(dir, ".");
+		return dir;
+	}
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir)
+		*slash = '\0';
+	return dir;
+}
+
 /* The job request of rank i: its templates filled in, its rules. NULL with a sentence in err. */
 static json_t *dj_request(struct drill *d, const struct sc_workload *w, unsigned int i, char *err,
 			  size_t errlen)
 {
 	const struct sc_job *j = w->job;
 	const char *nodes[SC_JOB_MAX_RANKS];
+	/* {size}, {nodes}, {addrs:R}: the job's nodes (a launcher's ranks run there too) */
 	struct jt_ctx ctx = {.rank = i,
-			     .size = j->nr_ranks,
+			     .size = j->nr_nodes,
 			     .node = j->ranks[i].node,
 			     .nodes = nodes,
 			     .duration_s = (uint64_t)ceil(d->end_ms / 1000.0),
+			     .bindir = dj_bindir(),
 			     .addr = dj_addr,
 			     .arg = d};
 	json_t *argv = json_array(), *env = json_object(), *rules = json_array(), *job, *v;
@@ -64,8 +88,8 @@ static json_t *dj_request(struct drill *d, const struct sc_workload *w, unsigned
 	unsigned int k;
 	size_t n;
 
-	for (k = 0; k < j->nr_ranks; k++)
-		nodes[k] = j->ranks[k].node;
+	for (k = 0; k < j->nr_nodes; k++)
+		nodes[k] = j->nodes[k];
 	json_array_foreach(j->ranks[i].argv, n, v) {
 		if (jt_expand(json_string_value(v), &ctx, out, sizeof(out), err, errlen))
 			goto fail;
@@ -76,6 +100,9 @@ static json_t *dj_request(struct drill *d, const struct sc_workload *w, unsigned
 			goto fail;
 		json_object_set_new(env, key, json_string(out));
 	}
+	/* the tag job_path finds the job's processes by, on every node (a launcher forwards it) */
+	if (!json_object_get(env, "RDMACHAOS_JOB"))
+		json_object_set_new(env, "RDMACHAOS_JOB", json_string(d->job.tag));
 	if (j->tp_regex[0] && (!j->tp_node[0] || !strcmp(j->tp_node, j->ranks[i].node)))
 		json_array_append_new(rules, json_pack("{s:s, s:s, s:s, s:i}", "name", "throughput",
 						       "regex", j->tp_regex, "kind", "sample",
@@ -149,6 +176,22 @@ static int dj_await_ready(struct drill *d, const struct sc_workload *w, unsigned
 	}
 }
 
+/* "SCENARIO-HEX": the drill's name (its characters that a tag may hold) and its start time. */
+static void dj_make_tag(struct drill *d)
+{
+	size_t i, n = 0;
+
+	for (i = 0; d->sc.name[i] && n < 40; i++) {
+		char c = d->sc.name[i];
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '.' || c == '_' || c == '-')
+			d->job.tag[n++] = c;
+	}
+	snprintf(d->job.tag + n, sizeof(d->job.tag) - n, "%s%llx", n ? "-" : "job-",
+		 (unsigned long long)d->started_wall_ns);
+}
+
 int drill_job_start(struct drill *d, struct drill_flow *f)
 {
 	const struct sc_workload *w = f->w;
@@ -159,6 +202,7 @@ int drill_job_start(struct drill *d, struct drill_flow *f)
 
 	d->job.stop_ms = -1;
 	d->job.last_tp_ms = -1;
+	dj_make_tag(d);
 	if (!d->job.path)
 		d->job.path = json_array();
 	if (!d->job.commands)
@@ -177,7 +221,8 @@ int drill_job_start(struct drill *d, struct drill_flow *f)
 				f->wl_id, "stop_on_close", 1, "role",
 				j->launcher ? "launcher" : "rank", "job", job);
 		drill_workload_needs(d, node, req);
-		if (i == j->nr_ranks - 1) /* the last rank starts the traffic: the drill's t0 */
+		/* the last rank starts the traffic: the drill's t0, or once it says it is ready */
+		if (i == j->nr_ranks - 1 && !j->ranks[i].ready[0])
 			fleet_set_t0(&d->fl, rc_now_ns());
 		ret = fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err));
 		json_decref(req);
@@ -190,6 +235,8 @@ int drill_job_start(struct drill *d, struct drill_flow *f)
 		prog_event("rdmachaos: job rank %u started on %s", i, node);
 		if (j->ranks[i].ready[0] && (ret = dj_await_ready(d, w, i)))
 			return ret;
+		if (i == j->nr_ranks - 1 && j->ranks[i].ready[0])
+			fleet_set_t0(&d->fl, rc_now_ns());
 	}
 	return 0;
 }
@@ -300,39 +347,40 @@ json_t *drill_job_map(struct drill *d, const json_t *ev)
 	return out;
 }
 
-/* The peers of rank i: the other ranks' addresses on the job's rails. */
-static json_t *dj_peers(struct drill *d, unsigned int i)
+/* The peers of job node k: the other job nodes' addresses on the job's rails. */
+static json_t *dj_peers(struct drill *d, unsigned int k)
 {
 	const struct sc_workload *w = &d->sc.workload;
 	json_t *peers = json_array();
 	char addr[64];
-	unsigned int k, r;
+	unsigned int i, r;
 
-	for (k = 0; k < w->job->nr_ranks; k++)
-		for (r = 0; k != i && r < w->nr_rails; r++)
-			if (!drill_rail_addr(d, w->job->ranks[k].node, w->rails[r], addr,
-					     sizeof(addr)))
+	for (i = 0; i < w->job->nr_nodes; i++)
+		for (r = 0; i != k && r < w->nr_rails; r++)
+			if (!drill_rail_addr(d, w->job->nodes[i], w->rails[r], addr, sizeof(addr)))
 				json_array_append_new(peers, json_string(addr));
 	return peers;
 }
 
+/* job_path on every node of the job: its processes by tag, whoever started them. */
 static void dj_path(struct drill *d, int when)
 {
 	const struct sc_job *j = d->sc.workload.job;
-	unsigned int i;
+	unsigned int k;
 
 	d->job.path_at[when] = true;
-	for (i = 0; i < j->nr_ranks; i++) {
-		struct fl_agent *a = fleet_find(&d->fl, j->ranks[i].node);
+	for (k = 0; k < j->nr_nodes; k++) {
+		struct fl_agent *a = fleet_find(&d->fl, j->nodes[k]);
+		int rank = dj_rank_of(j, j->nodes[k]);
 		json_t *req, *res = NULL, *rec;
 		char err[512];
 
-		if (!d->job.started[i] || d->job.exited[i] || !a || !a->connected)
+		if (!a || !a->connected)
 			continue;
-		req = json_pack("{s:s, s:s, s:o}", "op", "job_path", "wl_id", DRILL_WL_ID, "peers",
-				dj_peers(d, i));
-		rec = json_pack("{s:s, s:s, s:i, s:f}", "when", dj_when[when], "node",
-				j->ranks[i].node, "rank", (int)i, "t_ms", drill_now_ms(d));
+		req = json_pack("{s:s, s:s, s:o}", "op", "job_path", "tag", d->job.tag, "peers",
+				dj_peers(d, k));
+		rec = json_pack("{s:s, s:s, s:i, s:f}", "when", dj_when[when], "node", j->nodes[k],
+				"rank", rank, "t_ms", drill_now_ms(d));
 		if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
 			json_object_set_new(rec, "error", json_string(err));
 		else
@@ -403,22 +451,35 @@ static void dj_ports(const json_t *result, double *pkts, double *bytes, bool *ha
 	}
 }
 
-/* One rank's RDMA path: "verified", "fail" or "unknown", with its sentence. */
-static json_t *dj_judge_path(struct drill *d, unsigned int i, json_t *problems)
+/* One job node's RDMA path: "verified", "fail" or "unknown", with its sentence. */
+static json_t *dj_judge_path(struct drill *d, unsigned int ni, json_t *problems)
 {
 	const struct sc_job *j = d->sc.workload.job;
-	const char *node = j->ranks[i].node;
+	const char *node = j->nodes[ni];
 	const json_t *r0 = dj_path_rec(d, node, DJ_AT_BASELINE_START);
 	const json_t *r1 = dj_path_rec(d, node, DJ_AT_BASELINE_END);
 	const json_t *r2 = dj_path_rec(d, node, DJ_AT_END);
 	const json_t *res1 = json_object_get(r1, "result"), *q, *s;
 	double p0, p1, b0, b1, tcp = 0;
 	char devs[256] = "", sentence[1024], why[256] = "", tcpbuf[32], rbuf[32];
-	unsigned int rts = 0;
+	unsigned int rts = 0, exited = 0;
 	const char *verdict;
 	bool hb0, hb1;
 	size_t k;
 
+	for (k = 0; k < j->nr_ranks; k++)
+		if (d->job.exited[k] &&
+		    d->job.exit_ms[k] < (double)(d->sc.warmup_ms + d->sc.baseline_ms))
+			exited++;
+	if (exited == j->nr_ranks) {
+		snprintf(
+		    sentence, sizeof(sentence),
+		    "rdma path on %s: cannot be checked: the job had exited before the baseline "
+		    "ended",
+		    node);
+		verdict = "unknown";
+		goto out;
+	}
 	if (!r0 || !r1 || json_object_get(r0, "error") || json_object_get(r1, "error") ||
 	    json_object_get(res1, "qps_error") || json_object_get(res1, "tcp_error")) {
 		const json_t *bad = !r0 || json_object_get(r0, "error") ? r0 : r1;
@@ -548,12 +609,13 @@ void drill_job_judge(struct drill *d, json_t *problems)
 						       d->job.exited[i], "stopped", stopped,
 						       "exit_status", d->job.exit_status[i],
 						       "command", cmd ? cmd : json_null()));
-		json_array_append_new(paths, dj_judge_path(d, i, problems));
 	}
+	for (i = 0; i < j->nr_nodes; i++)
+		json_array_append_new(paths, dj_judge_path(d, i, problems));
 	json_decref(d->job.report);
-	d->job.report = json_pack("{s:o, s:o, s:o, s:O}", "ranks", ranks, "outcome",
-				  dj_judge_outcome(d, problems), "rdma_path", paths, "evidence",
-				  d->job.path ? d->job.path : json_null());
+	d->job.report = json_pack("{s:s, s:o, s:o, s:o, s:O}", "tag", d->job.tag, "ranks", ranks,
+				  "outcome", dj_judge_outcome(d, problems), "rdma_path", paths,
+				  "evidence", d->job.path ? d->job.path : json_null());
 }
 
 /* The path at the drill's end: asked before the ranks are stopped. */

@@ -39,6 +39,7 @@ struct drill_job {
 	json_t *path;	   /* [{when, node, result | error}] */
 	json_t *report;	   /* report.json "job", once judged */
 	json_t *commands;  /* each rank's argv as started (templates filled in) */
+	char tag[64];	   /* RDMACHAOS_JOB in each rank's environment: job_path finds it by that */
 };
 
 /* A stream the drill runs: its own workload (flows[0]) or a guard's flow. */

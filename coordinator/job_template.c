@@ -93,6 +93,11 @@ static int jt_one(const char *ph, const struct jt_ctx *ctx, struct jt_out *o, ch
 		jt_put(o, num, strlen(num));
 		return 0;
 	}
+	if (!strcmp(ph, "bindir")) {
+		jt_put(o, ctx->bindir ?: "/usr/lib/rdmachaos",
+		       strlen(ctx->bindir ?: "/usr/lib/rdmachaos"));
+		return 0;
+	}
 	if (!strcmp(ph, "node")) {
 		jt_put(o, ctx->node ?: "node", strlen(ctx->node ?: "node"));
 		return 0;
@@ -128,7 +133,8 @@ static int jt_one(const char *ph, const struct jt_ctx *ctx, struct jt_out *o, ch
 	}
 	return jt_fail(err, errlen,
 		       "{%s} is not a placeholder; use {rank}, {size}, {node}, {nodes}, "
-		       "{addr:NODE:RAIL}, {addrs:RAIL}, {duration_s}, or {{ and }} for a brace",
+		       "{addr:NODE:RAIL}, {addrs:RAIL}, {duration_s}, {bindir}, or {{ and }} for a "
+		       "brace",
 		       ph);
 }
 

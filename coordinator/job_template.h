@@ -10,6 +10,8 @@
  *   {addr:NODE:RAIL}  NODE's IPv4 address on rail RAIL
  *   {addrs:RAIL}      the job's nodes' addresses on rail RAIL, comma-separated
  *   {duration_s}      how long the job is to run, whole seconds (the drill's length)
+ *   {bindir}          the folder of the rdmachaos programs (the coordinator's own; the lab's
+ *                     guests see the same path): helpers shipped with rdmachaos, build/jobs/
  *   {{ and }}         a literal brace
  *
  * The same walk checks a template when the scenario is read (no values:
@@ -31,6 +33,7 @@ struct jt_ctx {
 	const char *node;
 	const char *const *nodes; /* size of them */
 	uint64_t duration_s;
+	const char *bindir; /* NULL: "/usr/lib/rdmachaos" when checking */
 	/* NODE's address on rail into buf; 0, or -ENOENT when it has none */
 	int (*addr)(void *arg, const char *node, int rail, char *buf, size_t len);
 	void *arg;

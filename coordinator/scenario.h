@@ -53,7 +53,10 @@ struct sc_job_rank {
 struct sc_job {
 	struct sc_job_rank ranks[SC_JOB_MAX_RANKS];
 	unsigned int nr_ranks;
-	bool launcher;		/* rank 0 starts the job's processes itself (mpirun): one rank */
+	bool launcher; /* rank 0 starts the job's processes itself (mpirun): one rank */
+	/* the nodes the job runs on, whose RDMA path is proven: nodes:, else the ranks' */
+	char nodes[SC_JOB_MAX_RANKS][SC_NAME_LEN];
+	unsigned int nr_nodes;
 	json_t *env;		/* NAME: template, for every rank; NULL none */
 	char cwd[256];		/* "" the agent's */
 	uint64_t time_limit_ms; /* the agent stops it then; 0: the drill's length + 60 s */

@@ -195,6 +195,35 @@ static int sc_job_ranks(struct pctx *c, yaml_node_t *seq, const char *path, stru
 	return st;
 }
 
+/* nodes: the job's nodes (a launcher's ranks run on them too), each a node of the drill, once. */
+static int sc_job_nodes(struct pctx *c, yaml_node_t *seq, const char *path, struct sc_job *j)
+{
+	char ipath[YD_PATH_LEN];
+	unsigned int i, k;
+	int st = 0;
+
+	if (yd_want_seq(c->d, seq, path))
+		return -EINVAL;
+	if (!yd_seq_len(seq) || yd_seq_len(seq) > SC_JOB_MAX_RANKS)
+		return yd_fail(c->d, seq, path, "list the job's 1..%d nodes", SC_JOB_MAX_RANKS);
+	for (i = 0; i < yd_seq_len(seq); i++) {
+		yaml_node_t *n = yd_seq_item(c->d, seq, i);
+		char *name = j->nodes[j->nr_nodes];
+
+		yd_join_idx(ipath, path, i);
+		if (scp_keep(&st, yd_get_text(c->d, n, ipath, name, SC_NAME_LEN)) ||
+		    scp_keep(&st, scp_check_node_ref(c, n, ipath, name)))
+			continue;
+		for (k = 0; k < j->nr_nodes && strcmp(j->nodes[k], name); k++)
+			;
+		if (k < j->nr_nodes)
+			scp_keep(&st, yd_fail(c->d, n, ipath, "%s is listed twice", name));
+		else
+			j->nr_nodes++;
+	}
+	return st;
+}
+
 static int sc_job_env(struct pctx *c, yaml_node_t *m, const char *path, struct sc_job *j)
 {
 	char kpath[YD_PATH_LEN], val[SC_JOB_ARG_LEN];
@@ -291,9 +320,9 @@ static int sc_job_path(struct pctx *c, yaml_node_t *m, const char *path, struct 
 
 int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_workload *w)
 {
-	static const char *const keys[] = {"kind",    "ranks",	    "launcher",	  "env",
-					   "cwd",     "time_limit", "throughput", "errors",
-					   "outcome", "rdma_path",  "rails",	  NULL};
+	static const char *const keys[] = {
+	    "kind",   "ranks",	 "launcher",  "env",   "cwd",	"time_limit", "throughput",
+	    "errors", "outcome", "rdma_path", "rails", "nodes", NULL};
 	char kpath[YD_PATH_LEN], ipath[YD_PATH_LEN], buf[32];
 	struct sc_job *j;
 	yaml_node_t *n;
@@ -373,6 +402,11 @@ int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_w
 		scp_keep(&st, sc_job_path(c, n, kpath, j));
 	if ((n = yd_map_get(c->d, wl, "rails")))
 		scp_keep(&st, scp_parse_rails(c, n, path, w));
+	yd_join(kpath, path, "nodes");
+	if ((n = yd_map_get(c->d, wl, "nodes")))
+		scp_keep(&st, sc_job_nodes(c, n, kpath, j));
+	for (i = 0; !n && i < j->nr_ranks; i++) /* the ranks' nodes, each once (one rank a node) */
+		memcpy(j->nodes[j->nr_nodes++], j->ranks[i].node, SC_NAME_LEN);
 	/* the stream's ends, for what reads them (blast radius, progress): first and last rank */
 	if (j->nr_ranks) {
 		snprintf(w->to, sizeof(w->to), "%s", j->ranks[0].node);

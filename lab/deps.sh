@@ -18,8 +18,12 @@ BUILD_PKGS=(
 TEST_PKGS=(
 	chromium fonts-dejavu-core python3-pil python3-jsonschema libxml2-utils strace
 )
+# Jobs in the lab (scenarios/job-*.yaml): Open MPI over UCX, its launcher over ssh between the
+# guests (the client here; the server's binary is fetched, never installed: lab/fetch-sshd.sh,
+# which needs libwrap0).
 LAB_PKGS=(
 	qemu-system-x86 busybox-static cpio kmod vde2 iproute2 xz-utils jq python3 curl
+	openmpi-bin libopenmpi-dev openssh-client libwrap0
 )
 
 missing=()

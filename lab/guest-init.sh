@@ -151,6 +151,18 @@ rdma link show
 [ "$active" -eq "$RAILS" ] || fail "only $active of $RAILS rxe ports ACTIVE"
 log "rails up at $(uptime_s) s"
 
+# --- sshd, for the launchers of jobs (lab/lab.sh ensure_ssh): the lab's keys into /run, 0600
+if [ -n "${SSHD:-}" ] && [ -d "$SHARE/ssh" ]; then
+	mkdir -p -m 755 /run/sshd
+	mkdir -p -m 700 /run/rdmachaos/ssh
+	cp "$SHARE"/ssh/* /run/rdmachaos/ssh/ && chmod 600 /run/rdmachaos/ssh/*
+	if "$SSHD" -f /run/rdmachaos/ssh/sshd_config; then
+		log "sshd on :22 ($SSHD)"
+	else
+		log "sshd did not start ($SSHD): jobs with a launcher cannot reach this node"
+	fi
+fi
+
 # --- exec service: one command per connection (see lab/guest-exec.sh), host loopback only via hostfwd
 setsid /bin/busybox nc -ll -p "$EXEC_PORT" -e /bin/sh "$LAB_SRC/guest-exec.sh" &
 log "exec service on :$EXEC_PORT (pid $!)"
@@ -158,8 +170,8 @@ log "exec service on :$EXEC_PORT (pid $!)"
 # --- agent: the one place that knows its command line. It is written into
 # /run/rdmachaos/start-agent.sh too, so that tests can SIGKILL the agent and
 # start it again exactly as booted (lab.sh exec NODE -- sh /run/rdmachaos/start-agent.sh).
-# The programs drills may run as jobs (scenarios/job-*.yaml): Debian's perftest.
-LAB_JOBS=/usr/bin/ib_write_bw,/usr/bin/ib_send_bw,/usr/bin/ib_read_bw
+# The programs drills may run as jobs (scenarios/job-*.yaml): Debian's perftest, Open MPI's mpirun.
+LAB_JOBS=/usr/bin/ib_write_bw,/usr/bin/ib_send_bw,/usr/bin/ib_read_bw,/usr/bin/mpirun
 
 start_agent() {
 	local allow

@@ -43,6 +43,7 @@ QEMU=qemu-system-x86_64
 GUEST_AGENT_PORT=7707
 GUEST_EXEC_PORT=7708
 GUEST_METRICS_PORT=9464 # the agent's /metrics, with --monitoring
+GUEST_SSH_DIR=/run/rdmachaos/ssh # the lab's keys and ssh config in a guest (lab/guest-init.sh)
 EXIT_MARK=__RDMACHAOS_EXIT__
 # The guest kernel `up` boots without --kernel or RDMACHAOS_LAB_KERNEL (bench/kernels.sh compares them):
 #   6.1   Debian bookworm's linux-image-amd64 dependency, linux-image-6.1.*-amd64
@@ -513,6 +514,44 @@ start_qemu() { # index N R
 	fi
 }
 
+# ssh between the guests, for the launchers of jobs (mpirun starts its daemons on the other nodes
+# over ssh, as on a cluster): Debian's sshd, fetched and never installed (lab/fetch-sshd.sh), one
+# host key and one client key for this lab, made at every `up`, into each node's share. Without
+# an sshd (no archive) the lab comes up without ssh, and a job that needs it fails saying so.
+SSHD=""
+ensure_ssh() { # N R
+	local n=$1 rails=$2 i r name hosts pub
+	SSHD=$(RDMACHAOS_LAB_CACHE=$CACHE bash "$REPO/lab/fetch-sshd.sh" 2>"$RUN/ssh.err") || SSHD=""
+	if [ -z "$SSHD" ] || ! command -v ssh-keygen >/dev/null; then
+		warn "no ssh between the guests (jobs with a launcher cannot run): $(cat "$RUN/ssh.err" 2>/dev/null)${SSHD:+ssh-keygen missing (make deps)}"
+		SSHD=""
+		return 0
+	fi
+	rm -rf "$RUN/ssh"
+	mkdir -p -m 700 "$RUN/ssh"
+	ssh-keygen -q -t ed25519 -N "" -C rdmachaos-lab-host -f "$RUN/ssh/host_key" </dev/null
+	ssh-keygen -q -t ed25519 -N "" -C rdmachaos-lab -f "$RUN/ssh/id_ed25519" </dev/null
+	cp "$RUN/ssh/id_ed25519.pub" "$RUN/ssh/authorized_keys"
+	pub=$(cat "$RUN/ssh/host_key.pub")
+	: >"$RUN/ssh/known_hosts"
+	: >"$RUN/ssh/config"
+	for ((i = 0; i < n; i++)); do
+		name=$(node_name "$i")
+		hosts=$name
+		for ((r = 0; r < rails; r++)); do hosts+=",$(rail_addr "$r" "$i")"; done
+		echo "$hosts $pub" >>"$RUN/ssh/known_hosts"
+		printf 'Host %s\n  HostName %s\n' "$name" "$(rail_addr 0 "$i")" >>"$RUN/ssh/config"
+	done
+	printf '%s\n' "Host *" "  User root" "  IdentityFile $GUEST_SSH_DIR/id_ed25519" \
+		"  UserKnownHostsFile $GUEST_SSH_DIR/known_hosts" "  StrictHostKeyChecking yes" \
+		"  BatchMode yes" "  LogLevel ERROR" >>"$RUN/ssh/config"
+	printf '%s\n' "Port 22" "HostKey $GUEST_SSH_DIR/host_key" \
+		"AuthorizedKeysFile $GUEST_SSH_DIR/authorized_keys" "PermitRootLogin prohibit-password" \
+		"PasswordAuthentication no" "KbdInteractiveAuthentication no" "UsePAM no" \
+		"StrictModes no" "PidFile /run/rdmachaos/sshd.pid" >"$RUN/ssh/sshd_config"
+	chmod 600 "$RUN/ssh/"*
+}
+
 write_node_conf() { # index N R start_agent
 	local i=$1 rails=$3 name r macs="" addrs=""
 	name=$(node_name "$i")
@@ -533,7 +572,9 @@ RAIL_ADDRS='${addrs% }'
 START_AGENT=$4
 TLS_DIR='$TLS_DIR'
 METRICS_PORT=${MONITORING:+$GUEST_METRICS_PORT}
+SSHD='$SSHD'
 EOF
+	[ -z "$SSHD" ] || cp -a "$RUN/ssh" "$RUN/$name/ssh"
 }
 
 write_state() { # N R
@@ -721,6 +762,7 @@ cmd_up() {
 		done
 	fi
 
+	ensure_ssh "$n" "$rails"
 	for ((i = 0; i < n; i++)); do
 		name=$(node_name "$i")
 		mkdir -p "$RUN/$name"

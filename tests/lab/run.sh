@@ -121,7 +121,7 @@ left_behind() { # NAME NODE...
 			done
 			cg=$(find /sys/fs/cgroup/rdmachaos -mindepth 1 -maxdepth 1 -type d 2>/dev/null)
 			[ -z "$cg" ] || echo "cgroups: $cg"
-			p=$(ps -eo pid,comm | grep -E " (ib_(write|send|read)_bw|rdmachaos-strea)")
+			p=$(ps -eo pid,comm | grep -E " (ib_(write|send|read)_bw|rdmachaos-strea|mpirun|orted|mpi_allreduce)")
 			[ -z "$p" ] || echo "processes: $p"
 			true' >"$out/left-$name-$node.txt" 2>&1 &
 		pids+=($!)
@@ -349,6 +349,29 @@ drills() {
 		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
 		'events:any(.[]; .kind == "workload" and .type == "job_sample" and .node == "node-a")'
 	left_behind job-perftest node-a node-b
+
+	# Open MPI over UCX, launched over the lab's ssh, its ranks found on both nodes by their tag
+	# and their RDMA path proven; under a link fault on node-b the job aborts (Soft-RoCE fails
+	# the send of the faulted node's own rank with a local QP operation error, and Open MPI
+	# without error handling gives up), so the drill fails on its survive outcome: exit 1, for
+	# that reason and no other.
+	drill job-mpi scenarios/job-mpi.yaml 1 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.workload.baseline.throughput_mbps > 0' \
+		'.verdict == "fail" and .faults[0].detection.ok' \
+		'(.job.tag | test("^job-mpi-")) and (.job.rdma_path | length) == 2' \
+		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
+		'.job.outcome.ok == false and .job.outcome.want == "survive"' \
+		'all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen"))'
+	left_behind job-mpi node-a node-b
+
+	# The same job forced onto TCP: it runs fine, and the RDMA-path check fails it (exit 1).
+	drill job-tcp-fallback scenarios/job-tcp-fallback.yaml 1 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.verdict == "fail" and .job.outcome.ok' \
+		'all(.job.rdma_path[]; .verdict == "fail" and .qps_rts == 0 and .tcp_bytes > 1048576)' \
+		'all(.reasons[]; test("rdma path on node-[ab]: NOT verified: no QP of the job connected"))'
+	left_behind job-tcp-fallback node-a node-b
 
 	# One fault, three trials at random gaps from --seed 7, judged on p90 / p50;
 	# run with the live status line forced on, which must show the fault in force.
