@@ -167,7 +167,11 @@ wait_checks() {
 	CHECKS=()
 }
 
-# drill NAME SCENARIO EXPECTED_EXIT [jq checks on report.json...]
+# exit_ok RC WANT: RC is WANT, or one of its alternatives ("0|1")
+exit_ok() { case "|$2|" in *"|$1|"*) return 0 ;; esac; return 1; }
+
+# drill NAME SCENARIO EXPECTED_EXIT [jq checks on report.json...]; EXPECTED_EXIT may list
+# alternatives, "0|1", for a drill whose outcome the lab decides (the checks then say how).
 drill() {
 	local name=$1 scenario=$2 want=$3 rc
 	shift 3
@@ -179,7 +183,7 @@ drill() {
 	# Soft-RoCE 6.1 sometimes loses a QP's error completion and hangs it; the
 	# workload's watchdog says so (wc_status WATCHDOG). That is the lab's RDMA
 	# stack failing, not the drill's verdict: one retry on a fresh lab, loudly.
-	if [ "$rc" != "$want" ] &&
+	if ! exit_ok "$rc" "$want" &&
 		grep -qE '"wc_status":"WATCHDOG"|ignored SIGINT' "$out/$name/events.jsonl" 2>/dev/null; then
 		echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG, or a workload stuck at stop) in the events;" \
 			"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
@@ -191,7 +195,7 @@ drill() {
 			2> >(tee "$out/$name.log" >&2)
 		rc=$?
 	fi
-	if [ "$rc" != "$want" ]; then
+	if ! exit_ok "$rc" "$want"; then
 		echo "drill $name: exit $rc, want $want"
 		[ -f "$out/$name/report.md" ] && sed -n '1,80p' "$out/$name/report.md"
 		result "drill-$name" 1
@@ -351,18 +355,17 @@ drills() {
 	left_behind job-perftest node-a node-b
 
 	# Open MPI over UCX, launched over the lab's ssh, its ranks found on both nodes by their tag
-	# and their RDMA path proven; under a link fault on node-b the job aborts (Soft-RoCE fails
-	# the send of the faulted node's own rank with a local QP operation error, and Open MPI
-	# without error handling gives up), so the drill fails on its survive outcome: exit 1, for
-	# that reason and no other.
-	drill job-mpi scenarios/job-mpi.yaml 1 \
+	# and their RDMA path proven. Under a link fault on node-b the job sometimes rides through
+	# (back in ~8.7 s) and sometimes aborts (Soft-RoCE fails a send of the faulted node's own
+	# rank with a local QP operation error, and Open MPI without error handling gives up): the
+	# drill passes, or fails on its survive outcome and for no other reason.
+	drill job-mpi scenarios/job-mpi.yaml '0|1' \
 		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
 		'.workload.baseline.throughput_mbps > 0' \
-		'.verdict == "fail" and .faults[0].detection.ok' \
+		'.faults[0].detection.ok' \
 		'(.job.tag | test("^job-mpi-")) and (.job.rdma_path | length) == 2' \
 		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
-		'.job.outcome.ok == false and .job.outcome.want == "survive"' \
-		'all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen"))'
+		'if .verdict == "pass" then .job.outcome.ok and .faults[0].recovery.ok else .verdict == "fail" and .job.outcome.ok == false and all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen")) end'
 	left_behind job-mpi node-a node-b
 
 	# The same job forced onto TCP: it runs fine, and the RDMA-path check fails it (exit 1).
