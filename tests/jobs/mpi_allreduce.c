@@ -51,7 +51,8 @@ int main(int argc, char **argv)
 		bytes += (double)n * sizeof(float);
 		now = MPI_Wtime();
 		if (!rank && (now - t_last >= print_s || i == iters)) {
-			printf("iter %ld of %ld: %.2f MB/s\n", i, iters, bytes / (now - t_last) / 1e6);
+			printf("iter %ld of %ld: %.2f MB/s\n", i, iters,
+			       bytes / (now - t_last) / 1e6);
 			fflush(stdout);
 			bytes = 0;
 			t_last = now;
