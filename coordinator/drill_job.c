@@ -26,6 +26,16 @@
 #include "coordinator/progress.h"
 
 #define DRILL_JOB_READY_MS 120000 /* an MPI job starts in ~25 s on a quiet TCG lab */
+
+/*
+ * The time limit the agents hold a job to when the drill names none: the wait for its ready
+ * lines, the drill's length, and a minute to spare. The agent's clock starts at the rank's
+ * start, before the ready wait, so a limit without it stopped a slow launcher mid-drill.
+ */
+static uint64_t dj_default_time_limit_ms(const struct drill *d)
+{
+	return DRILL_JOB_READY_MS + (uint64_t)d->end_ms + 60000;
+}
 #define DRILL_JOB_ARG_LEN 4096
 
 enum { DJ_AT_BASELINE_START, DJ_AT_BASELINE_END, DJ_AT_END };
@@ -114,7 +124,7 @@ static json_t *dj_request(struct drill *d, const struct sc_workload *w, unsigned
 	}
 	job = json_pack(
 	    "{s:o, s:o, s:o, s:I}", "argv", argv, "env", env, "rules", rules, "time_limit_ms",
-	    (json_int_t)(j->time_limit_ms ? j->time_limit_ms : (uint64_t)d->end_ms + 60000));
+	    (json_int_t)(j->time_limit_ms ? j->time_limit_ms : dj_default_time_limit_ms(d)));
 	if (job && j->cwd[0])
 		json_object_set_new(job, "cwd", json_string(j->cwd));
 	return job;
@@ -302,6 +312,7 @@ json_t *drill_job_map(struct drill *d, const json_t *ev)
 		d->job.exit_status[rank] =
 		    (int)json_integer_value(json_object_get(ev, "exit_status"));
 		d->job.exit_ms[rank] = json_number_value(json_object_get(ev, "t_ms"));
+		d->job.time_limit[rank] = json_is_true(json_object_get(ev, "time_limit"));
 		return NULL;
 	}
 	if (!strcmp(type, "job_sample") &&
@@ -560,11 +571,12 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 
 		if (j->outcome == SC_JOB_SURVIVE && early) {
 			ok = false;
-			snprintf(
-			    sentence, sizeof(sentence),
-			    "job: rank %u on %s exited (status %d) at %.1f s; the drill demands "
-			    "that it survive",
-			    i, j->ranks[i].node, d->job.exit_status[i], d->job.exit_ms[i] / 1000.0);
+			snprintf(sentence, sizeof(sentence),
+				 "job: rank %u on %s exited (status %d) at %.1f s%s; the drill "
+				 "demands that it survive",
+				 i, j->ranks[i].node, d->job.exit_status[i],
+				 d->job.exit_ms[i] / 1000.0,
+				 d->job.time_limit[i] ? ", stopped at its time limit" : "");
 		} else if (j->outcome == SC_JOB_SUCCEED && !(early && !d->job.exit_status[i])) {
 			ok = false;
 			if (early)

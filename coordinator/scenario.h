@@ -59,7 +59,7 @@ struct sc_job {
 	unsigned int nr_nodes;
 	json_t *env;		/* NAME: template, for every rank; NULL none */
 	char cwd[256];		/* "" the agent's */
-	uint64_t time_limit_ms; /* the agent stops it then; 0: the drill's length + 60 s */
+	uint64_t time_limit_ms; /* the agent stops it then; 0: ready wait + length + 60 s */
 	/* the throughput samples: a line matching tp_regex, the number in group tp_group */
 	char tp_regex[SC_JOB_REGEX_LEN];
 	unsigned int tp_group;

@@ -47,7 +47,15 @@ summary() {
 	done
 	printf '  %-10s %4d s  (%d min %02d s)\n' total "$((SECONDS - T0))" \
 		"$(((SECONDS - T0) / 60))" "$(((SECONDS - T0) % 60))"
-	if [ "$failed" -eq 0 ]; then echo "make test: all passed"; else echo "make test: FAILED (see above)"; fi
+	[ "$failed" -eq 0 ] && { echo "make test: all passed"; return; }
+	# what failed, by name, at the end where a truncated CI log still shows it
+	for p in "${phases[@]}"; do
+		IFS='|' read -r name secs rest <<<"$p"
+		[[ $rest == FAILED* ]] || continue
+		grep -hE '^([0-9:]+ )?FAIL |^drill [^ ]+: (exit|report.json check|events.jsonl check)|^not ok|^\[  FAILED  \]' \
+			"$logs/$name.log" 2>/dev/null | cut -c1-300 | head -n 12 | sed "s/^/  $name: /"
+	done
+	echo "make test: FAILED (see above)"
 }
 
 mkdir -p "$logs"
