@@ -34,7 +34,7 @@ struct drill_job {
 	int exit_status[SC_JOB_MAX_RANKS];
 	double exit_ms[SC_JOB_MAX_RANKS];
 	bool time_limit[SC_JOB_MAX_RANKS]; /* the agent stopped it at its time limit */
-	double stop_ms;	   /* when the drill started stopping it; -1 before */
+	double stop_ms;			   /* when the drill started stopping it; -1 before */
 	double last_tp_ms; /* the last throughput sample's time; -1 before the first */
 	bool path_at[3];   /* job_path asked at the baseline's start, its end, the drill's end */
 	json_t *path;	   /* [{when, node, result | error}] */
