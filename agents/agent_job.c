@@ -15,21 +15,9 @@
 #include <string.h>
 
 #include "agents/agent_job.h"
+#include "common/errbuf.h"
 
 #define AGENT_JOB_NAME_LEN 32
-
-static int agent_job_fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int agent_job_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* A string of 1..max-1 bytes with no NUL inside (jansson allows them) and no control bytes. */
 static const char *agent_job_str(const json_t *v, size_t max, bool allow_empty)
@@ -65,10 +53,10 @@ static int agent_job_argv(const json_t *a, struct agent_job *j, char *err, size_
 	size_t i, n = json_array_size(a);
 
 	if (!json_is_array(a) || !n || n > AGENT_JOB_ARGS_MAX)
-		return agent_job_fail(err, errlen,
-				      "job.argv: must be a list of 1..%d strings, the program's "
-				      "absolute path first",
-				      AGENT_JOB_ARGS_MAX);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.argv: must be a list of 1..%d strings, the program's "
+				   "absolute path first",
+				   AGENT_JOB_ARGS_MAX);
 	j->argv = calloc(n + 1, sizeof(*j->argv));
 	if (!j->argv)
 		return -ENOMEM;
@@ -76,16 +64,15 @@ static int agent_job_argv(const json_t *a, struct agent_job *j, char *err, size_
 		const char *s = agent_job_str(json_array_get(a, i), AGENT_JOB_ARG_LEN, i > 0);
 
 		if (!s)
-			return agent_job_fail(err, errlen,
-					      "job.argv[%zu]: must be a string of at most %d bytes "
-					      "without control characters",
-					      i, AGENT_JOB_ARG_LEN - 1);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.argv[%zu]: must be a string of at most %d bytes "
+					   "without control characters",
+					   i, AGENT_JOB_ARG_LEN - 1);
 		if (!i && s[0] != '/')
-			return agent_job_fail(
-			    err, errlen,
-			    "job.argv[0]: \"%.200s\" is not an absolute path; the "
-			    "agent runs no PATH search (write e.g. /usr/bin/%.100s)",
-			    s, s);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.argv[0]: \"%.200s\" is not an absolute path; the "
+					   "agent runs no PATH search (write e.g. /usr/bin/%.100s)",
+					   s, s);
 		j->argv[i] = strdup(s);
 		if (!j->argv[i])
 			return -ENOMEM;
@@ -102,9 +89,9 @@ static int agent_job_env(const json_t *o, struct agent_job *j, char *err, size_t
 	if (!o)
 		return 0;
 	if (!json_is_object(o) || json_object_size(o) > AGENT_JOB_ENV_MAX)
-		return agent_job_fail(
-		    err, errlen, "job.env: must be a mapping of at most %d NAME: VALUE strings",
-		    AGENT_JOB_ENV_MAX);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.env: must be a mapping of at most %d NAME: VALUE strings",
+				   AGENT_JOB_ENV_MAX);
 	j->env = calloc(json_object_size(o) + 1, sizeof(*j->env));
 	if (!j->env)
 		return -ENOMEM;
@@ -112,22 +99,22 @@ static int agent_job_env(const json_t *o, struct agent_job *j, char *err, size_t
 		const char *s = agent_job_str(v, AGENT_JOB_ENV_LEN, true);
 
 		if (!agent_job_env_name_ok(name))
-			return agent_job_fail(err, errlen,
-					      "job.env: \"%.100s\" is not a variable name "
-					      "([A-Za-z_][A-Za-z0-9_]*)",
-					      name);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.env: \"%.100s\" is not a variable name "
+					   "([A-Za-z_][A-Za-z0-9_]*)",
+					   name);
 		/* the shim is the agent's to preload ("shim": true), never the request's */
 		if (!strcmp(name, "LD_PRELOAD") || !strcmp(name, "LD_LIBRARY_PATH") ||
 		    !strcmp(name, "LD_AUDIT"))
-			return agent_job_fail(err, errlen,
-					      "job.env.%s: refused: the dynamic loader's variables "
-					      "would let a request run any code as the agent",
-					      name);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.env.%s: refused: the dynamic loader's variables "
+					   "would let a request run any code as the agent",
+					   name);
 		if (!s)
-			return agent_job_fail(err, errlen,
-					      "job.env.%s: must be a string of at most %d bytes "
-					      "without control characters",
-					      name, AGENT_JOB_ENV_LEN - 1);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.env.%s: must be a string of at most %d bytes "
+					   "without control characters",
+					   name, AGENT_JOB_ENV_LEN - 1);
 		if (asprintf(&j->env[n], "%s=%s", name, s) < 0) {
 			j->env[n] = NULL;
 			return -ENOMEM;
@@ -148,80 +135,77 @@ static int agent_job_rule(const json_t *o, size_t idx, struct agent_job_rule *r,
 	int rc;
 
 	if (!json_is_object(o))
-		return agent_job_fail(
-		    err, errlen,
-		    "job.rules[%zu]: must be a mapping {name, regex, kind, group, "
-		    "unit}",
-		    idx);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.rules[%zu]: must be a mapping {name, regex, kind, group, "
+				   "unit}",
+				   idx);
 	json_object_foreach((json_t *)o, key, v) {
 		for (i = 0; keys[i] && strcmp(keys[i], key); i++)
 			;
 		if (!keys[i])
-			return agent_job_fail(err, errlen,
-					      "job.rules[%zu]: unknown key \"%.60s\" (known: name, "
-					      "regex, kind, group, unit)",
-					      idx, key);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.rules[%zu]: unknown key \"%.60s\" (known: name, "
+					   "regex, kind, group, unit)",
+					   idx, key);
 	}
 	name = agent_job_str(json_object_get(o, "name"), AGENT_JOB_NAME_LEN, false);
 	if (!name)
-		return agent_job_fail(err, errlen,
-				      "job.rules[%zu].name: must be a string of 1..%d bytes", idx,
-				      AGENT_JOB_NAME_LEN - 1);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.rules[%zu].name: must be a string of 1..%d bytes", idx,
+				   AGENT_JOB_NAME_LEN - 1);
 	for (i = 0; name[i]; i++)
 		if (!isalnum((unsigned char)name[i]) && name[i] != '_' && name[i] != '-')
-			return agent_job_fail(err, errlen,
-					      "job.rules[%zu].name: \"%s\" may hold only "
-					      "[A-Za-z0-9_-]",
-					      idx, name);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.rules[%zu].name: \"%s\" may hold only "
+					   "[A-Za-z0-9_-]",
+					   idx, name);
 	kind = json_string_value(json_object_get(o, "kind"));
 	if (!kind || (strcmp(kind, "sample") && strcmp(kind, "error")))
-		return agent_job_fail(
-		    err, errlen,
-		    "job.rules[%zu].kind: must be \"sample\" (a value to plot) or "
-		    "\"error\" (a detection signal)",
-		    idx);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.rules[%zu].kind: must be \"sample\" (a value to plot) or "
+				   "\"error\" (a detection signal)",
+				   idx);
 	r->kind = !strcmp(kind, "sample") ? AGENT_JOB_SAMPLE : AGENT_JOB_ERROR;
 	g = json_object_get(o, "group");
 	if (r->kind == AGENT_JOB_SAMPLE) {
 		if (g &&
 		    (!json_is_integer(g) || json_integer_value(g) < 1 || json_integer_value(g) > 9))
-			return agent_job_fail(
-			    err, errlen,
-			    "job.rules[%zu].group: must be 1..9, the parenthesised "
-			    "part of the regex that holds the value",
-			    idx);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.rules[%zu].group: must be 1..9, the parenthesised "
+					   "part of the regex that holds the value",
+					   idx);
 		r->group = g ? (unsigned int)json_integer_value(g) : 1;
 	} else if (g) {
-		return agent_job_fail(err, errlen,
-				      "job.rules[%zu].group: only a sample rule has a value", idx);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.rules[%zu].group: only a sample rule has a value", idx);
 	}
 	if (json_object_get(o, "unit")) {
 		unit = agent_job_str(json_object_get(o, "unit"), sizeof(r->unit), true);
 		if (!unit)
-			return agent_job_fail(err, errlen,
-					      "job.rules[%zu].unit: must be a string of at most "
-					      "%zu bytes",
-					      idx, sizeof(r->unit) - 1);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job.rules[%zu].unit: must be a string of at most "
+					   "%zu bytes",
+					   idx, sizeof(r->unit) - 1);
 	}
 	re = agent_job_str(json_object_get(o, "regex"), AGENT_JOB_REGEX_LEN, false);
 	if (!re)
-		return agent_job_fail(err, errlen,
-				      "job.rules[%zu].regex: must be a string of 1..%d bytes", idx,
-				      AGENT_JOB_REGEX_LEN - 1);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.rules[%zu].regex: must be a string of 1..%d bytes", idx,
+				   AGENT_JOB_REGEX_LEN - 1);
 	rc = regcomp(&r->re, re, REG_EXTENDED | (r->kind == AGENT_JOB_ERROR ? REG_NOSUB : 0));
 	if (rc) {
 		regerror(rc, NULL, msg, sizeof(msg));
-		return agent_job_fail(err, errlen,
-				      "job.rules[%zu].regex: \"%.200s\" is not a POSIX extended "
-				      "regular expression: %s",
-				      idx, re, msg);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.rules[%zu].regex: \"%.200s\" is not a POSIX extended "
+				   "regular expression: %s",
+				   idx, re, msg);
 	}
 	if (r->kind == AGENT_JOB_SAMPLE && r->re.re_nsub < r->group) {
 		regfree(&r->re);
-		return agent_job_fail(err, errlen,
-				      "job.rules[%zu].regex: \"%.200s\" has %zu parenthesised "
-				      "part(s), group %u names none",
-				      idx, re, r->re.re_nsub, r->group);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.rules[%zu].regex: \"%.200s\" has %zu parenthesised "
+				   "part(s), group %u names none",
+				   idx, re, r->re.re_nsub, r->group);
 	}
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	snprintf(r->unit, sizeof(r->unit), "%s", unit);
@@ -236,8 +220,9 @@ static int agent_job_rules(const json_t *a, struct agent_job *j, char *err, size
 	if (!a)
 		return 0;
 	if (!json_is_array(a) || json_array_size(a) > AGENT_JOB_RULES_MAX)
-		return agent_job_fail(err, errlen, "job.rules: must be a list of at most %d rules",
-				      AGENT_JOB_RULES_MAX);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.rules: must be a list of at most %d rules",
+				   AGENT_JOB_RULES_MAX);
 	for (i = 0; i < json_array_size(a); i++) {
 		ret = agent_job_rule(json_array_get(a, i), i, &j->rules[i], err, errlen);
 		if (ret)
@@ -245,10 +230,10 @@ static int agent_job_rules(const json_t *a, struct agent_job *j, char *err, size
 		j->nr_rules++;
 		for (k = 0; k < i; k++)
 			if (!strcmp(j->rules[k].name, j->rules[i].name))
-				return agent_job_fail(err, errlen,
-						      "job.rules[%zu].name: \"%s\" is rules[%zu]'s "
-						      "name already",
-						      i, j->rules[i].name, k);
+				return errbuf_fail(err, errlen, -EINVAL,
+						   "job.rules[%zu].name: \"%s\" is rules[%zu]'s "
+						   "name already",
+						   i, j->rules[i].name, k);
 	}
 	return 0;
 }
@@ -269,32 +254,32 @@ int agent_job_parse(const json_t *spec, struct agent_job *j, char *err, size_t e
 						    .burst = AGENT_JOB_MATCHES_BURST,
 						    .per_s = AGENT_JOB_MATCHES_PER_S};
 	if (!json_is_object(spec))
-		return agent_job_fail(
-		    err, errlen, "job: must be an object {argv, env, cwd, time_limit_ms, rules}");
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job: must be an object {argv, env, cwd, time_limit_ms, rules}");
 	json_object_foreach((json_t *)spec, key, v) {
 		for (i = 0; keys[i] && strcmp(keys[i], key); i++)
 			;
 		if (!keys[i])
-			return agent_job_fail(err, errlen,
-					      "job: unknown key \"%.60s\" (known: argv, env, cwd, "
-					      "time_limit_ms, rules)",
-					      key);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "job: unknown key \"%.60s\" (known: argv, env, cwd, "
+					   "time_limit_ms, rules)",
+					   key);
 	}
 	tl = json_object_get(spec, "time_limit_ms");
 	if (!json_is_integer(tl) || json_integer_value(tl) < 1 ||
 	    (uint64_t)json_integer_value(tl) > AGENT_JOB_MAX_TIME_MS)
-		return agent_job_fail(err, errlen,
-				      "job.time_limit_ms: required, 1..%llu (7 days): a job never "
-				      "outlives its drill",
-				      (unsigned long long)AGENT_JOB_MAX_TIME_MS);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "job.time_limit_ms: required, 1..%llu (7 days): a job never "
+				   "outlives its drill",
+				   (unsigned long long)AGENT_JOB_MAX_TIME_MS);
 	j->time_limit_ms = (uint64_t)json_integer_value(tl);
 	v = json_object_get(spec, "cwd");
 	if (v) {
 		cwd = agent_job_str(v, sizeof(j->cwd), false);
 		if (!cwd || cwd[0] != '/') {
-			ret = agent_job_fail(
-			    err, errlen, "job.cwd: must be an absolute path of at most %zu bytes",
-			    sizeof(j->cwd) - 1);
+			ret = errbuf_fail(err, errlen, -EINVAL,
+					  "job.cwd: must be an absolute path of at most %zu bytes",
+					  sizeof(j->cwd) - 1);
 			goto fail;
 		}
 		snprintf(j->cwd, sizeof(j->cwd), "%s", cwd);

@@ -19,6 +19,7 @@
 #include "agents/agent.h"
 #include "agents/agent_journal.h"
 #include "common/units.h"
+#include "common/errbuf.h"
 
 #define AGENT_JOURNAL_PREFIX "fault-"
 #define AGENT_JOURNAL_SUFFIX ".json"
@@ -27,19 +28,6 @@
 /* A record is a few hundred bytes; anything this big is not one. */
 #define AGENT_JOURNAL_MAX_SIZE (1 << 20)
 #define AGENT_JOURNAL_BOOT_ID "/proc/sys/kernel/random/boot_id"
-
-static int agent_journal_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int agent_journal_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
 
 void agent_journal_init(struct agent_journal *j)
 {
@@ -73,9 +61,9 @@ static int agent_journal_mkdirs(const char *dir, char *err, size_t errlen)
 
 			/* A read-only parent that exists answers EROFS on some file systems. */
 			if (stat(path, &st) || !S_ISDIR(st.st_mode))
-				return agent_journal_fail(err, errlen, ret,
-							  "--state-dir %s: cannot create %s: %s",
-							  dir, path, strerror(-ret));
+				return errbuf_fail(err, errlen, ret,
+						   "--state-dir %s: cannot create %s: %s", dir,
+						   path, strerror(-ret));
 		}
 		*p = c;
 		if (!c)
@@ -128,10 +116,10 @@ static int agent_journal_owned(int fd, const char *dir, char *err, size_t errlen
 	struct stat st;
 
 	if (fstat(fd, &st))
-		return agent_journal_fail(err, errlen, -errno, "--state-dir %s: stat: %s", dir,
-					  strerror(errno));
+		return errbuf_fail(err, errlen, -errno, "--state-dir %s: stat: %s", dir,
+				   strerror(errno));
 	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return agent_journal_fail(
+		return errbuf_fail(
 		    err, errlen, -EPERM,
 		    "--state-dir %s: owned by uid %u with mode %04o; it must belong to this "
 		    "agent's user (uid %u) and be writable by no one else, since its records "
@@ -146,20 +134,20 @@ int agent_journal_start(struct agent_journal *j, const char *dir, char *err, siz
 	int fd, ret;
 
 	if (!dir[0] || strlen(dir) >= sizeof(j->dir))
-		return agent_journal_fail(err, errlen, -EINVAL,
-					  "--state-dir: give a directory path (< %zu bytes)",
-					  sizeof(j->dir));
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "--state-dir: give a directory path (< %zu bytes)",
+				   sizeof(j->dir));
 	ret = agent_journal_mkdirs(dir, err, errlen);
 	if (ret)
 		return ret;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return agent_journal_fail(err, errlen, -errno, "--state-dir %s: cannot open: %s",
-					  dir, strerror(errno));
+		return errbuf_fail(err, errlen, -errno, "--state-dir %s: cannot open: %s", dir,
+				   strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		ret = -errno;
 		if (ret == -EWOULDBLOCK) {
-			ret = agent_journal_fail(
+			ret = errbuf_fail(
 			    err, errlen, -EBUSY,
 			    "--state-dir %s: in use by another rdmachaos-agent (give each agent "
 			    "its own: it reverts every fault it finds there)",
@@ -174,11 +162,11 @@ int agent_journal_start(struct agent_journal *j, const char *dir, char *err, siz
 	if (ret)
 		goto err_close;
 	if (faccessat(fd, ".", W_OK, AT_EACCESS)) {
-		ret = agent_journal_fail(err, errlen, -errno,
-					 "--state-dir %s: not writable: %s (the journal of faults "
-					 "to revert after a crash lives there; use a writable "
-					 "directory, e.g. on a tmpfs)",
-					 dir, strerror(errno));
+		ret = errbuf_fail(err, errlen, -errno,
+				  "--state-dir %s: not writable: %s (the journal of faults "
+				  "to revert after a crash lives there; use a writable "
+				  "directory, e.g. on a tmpfs)",
+				  dir, strerror(errno));
 		goto err_close;
 	}
 	snprintf(j->dir, sizeof(j->dir), "%s", dir);
@@ -249,13 +237,13 @@ static int agent_journal_build(const struct agent_journal *j, const struct inj_f
 	json_t *snap;
 
 	if (!f->inj->snapshot)
-		return agent_journal_fail(err, errlen, -EOPNOTSUPP,
-					  "journal: %s has no snapshot() to journal", f->inj->name);
+		return errbuf_fail(err, errlen, -EOPNOTSUPP,
+				   "journal: %s has no snapshot() to journal", f->inj->name);
 	snap = f->inj->snapshot(f);
 	if (!snap)
-		return agent_journal_fail(err, errlen, -ENOMEM,
-					  "journal: %s: %s: no snapshot (out of memory?)",
-					  f->inj->name, f->target.netdev);
+		return errbuf_fail(err, errlen, -ENOMEM,
+				   "journal: %s: %s: no snapshot (out of memory?)", f->inj->name,
+				   f->target.netdev);
 	rc_format_utc(rc_wall_ns(), now_utc, sizeof(now_utc));
 	rc_format_utc(j->started_wall_ns, started_utc, sizeof(started_utc));
 	*rec =
@@ -267,7 +255,7 @@ static int agent_journal_build(const struct agent_journal *j, const struct inj_f
 		      "recorded_at_ns", (json_int_t)rc_now_ns(), "recorded_at", now_utc, "agent",
 		      "pid", (int)getpid(), "started_at_ns", (json_int_t)j->started_ns,
 		      "started_at", started_utc, "boot_id", j->boot_id);
-	return *rec ? 0 : agent_journal_fail(err, errlen, -ENOMEM, "journal: out of memory");
+	return *rec ? 0 : errbuf_fail(err, errlen, -ENOMEM, "journal: out of memory");
 }
 
 /*
@@ -285,42 +273,42 @@ static int agent_journal_commit(struct agent_journal *j, const char *name, const
 	snprintf(tmp, sizeof(tmp), ".%s%s", name, AGENT_JOURNAL_TMP_SUFFIX);
 	fd = openat(j->dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return agent_journal_fail(err, errlen, -errno, "journal: %s/%s: create: %s", j->dir,
-					  tmp, strerror(errno));
+		return errbuf_fail(err, errlen, -errno, "journal: %s/%s: create: %s", j->dir, tmp,
+				   strerror(errno));
 	while (off < len) {
 		ssize_t n = write(fd, text + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			ret = agent_journal_fail(err, errlen, n < 0 ? -errno : -EIO,
-						 "journal: %s/%s: write: %s", j->dir, tmp,
-						 n < 0 ? strerror(errno) : "wrote nothing");
+			ret = errbuf_fail(err, errlen, n < 0 ? -errno : -EIO,
+					  "journal: %s/%s: write: %s", j->dir, tmp,
+					  n < 0 ? strerror(errno) : "wrote nothing");
 			goto err_close;
 		}
 		off += (size_t)n;
 	}
 	if (fsync(fd)) {
-		ret = agent_journal_fail(err, errlen, -errno, "journal: %s/%s: fsync: %s", j->dir,
-					 tmp, strerror(errno));
+		ret = errbuf_fail(err, errlen, -errno, "journal: %s/%s: fsync: %s", j->dir, tmp,
+				  strerror(errno));
 		goto err_close;
 	}
 	if (close(fd)) {
 		fd = -1;
-		ret = agent_journal_fail(err, errlen, -errno, "journal: %s/%s: close: %s", j->dir,
-					 tmp, strerror(errno));
+		ret = errbuf_fail(err, errlen, -errno, "journal: %s/%s: close: %s", j->dir, tmp,
+				  strerror(errno));
 		goto err_unlink;
 	}
 	fd = -1;
 	if (renameat(j->dir_fd, tmp, j->dir_fd, name)) {
-		ret = agent_journal_fail(err, errlen, -errno, "journal: %s/%s: rename to %s: %s",
-					 j->dir, tmp, name, strerror(errno));
+		ret = errbuf_fail(err, errlen, -errno, "journal: %s/%s: rename to %s: %s", j->dir,
+				  tmp, name, strerror(errno));
 		goto err_unlink;
 	}
 	if (fsync(j->dir_fd)) {
 		/* The rename may not survive a crash: the fault must not run on it. */
-		ret = agent_journal_fail(err, errlen, -errno, "journal: %s: fsync: %s", j->dir,
-					 strerror(errno));
+		ret = errbuf_fail(err, errlen, -errno, "journal: %s: fsync: %s", j->dir,
+				  strerror(errno));
 		unlinkat(j->dir_fd, name, 0);
 		return ret;
 	}
@@ -346,14 +334,14 @@ int agent_journal_write(struct agent_journal *j, const struct inj_fault *f, uint
 		return 0;
 	agent_journal_name(f->id, name, sizeof(name));
 	if (!fstatat(j->dir_fd, name, &st, AT_SYMLINK_NOFOLLOW))
-		return agent_journal_fail(
+		return errbuf_fail(
 		    err, errlen, -EEXIST,
 		    "journal: %s/%s: fault %s already has an open record (an earlier revert of "
 		    "it never verified; the agent reverts it at its next start)",
 		    j->dir, name, f->id);
 	if (errno != ENOENT)
-		return agent_journal_fail(err, errlen, -errno, "journal: %s/%s: %s", j->dir, name,
-					  strerror(errno));
+		return errbuf_fail(err, errlen, -errno, "journal: %s/%s: %s", j->dir, name,
+				   strerror(errno));
 	ret = agent_journal_build(j, f, lease_ms, &rec, err, errlen);
 	if (ret)
 		return ret;
@@ -361,7 +349,7 @@ int agent_journal_write(struct agent_journal *j, const struct inj_fault *f, uint
 	text = json_dumps(rec, JSON_INDENT(1));
 	json_decref(rec);
 	if (!text)
-		return agent_journal_fail(err, errlen, -ENOMEM, "journal: out of memory");
+		return errbuf_fail(err, errlen, -ENOMEM, "journal: out of memory");
 	ret = agent_journal_commit(j, name, text, err, errlen);
 	free(text);
 	if (!ret)
@@ -379,27 +367,14 @@ int agent_journal_close(struct agent_journal *j, const char *fault_id, char *err
 	if (unlinkat(j->dir_fd, name, 0)) {
 		if (errno == ENOENT)
 			return 0;
-		return agent_journal_fail(err, errlen, -errno, "journal: %s/%s: remove: %s", j->dir,
-					  name, strerror(errno));
+		return errbuf_fail(err, errlen, -errno, "journal: %s/%s: remove: %s", j->dir, name,
+				   strerror(errno));
 	}
 	if (fsync(j->dir_fd))
-		return agent_journal_fail(err, errlen, -errno, "journal: %s: fsync: %s", j->dir,
-					  strerror(errno));
+		return errbuf_fail(err, errlen, -errno, "journal: %s: fsync: %s", j->dir,
+				   strerror(errno));
 	rc_dbg("journal: %s/%s closed", j->dir, name);
 	return 0;
-}
-
-static int agent_journal_bad(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int agent_journal_bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 /* obj[key] as an integer in min..max, or null (*null_ok set) when allowed. */
@@ -413,9 +388,9 @@ static int agent_journal_int(const json_t *obj, const char *key, json_int_t min,
 		return 0;
 	}
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return agent_journal_bad(
-		    err, errlen, "%s: missing or not an integer in %lld..%lld%s", key,
-		    (long long)min, (long long)max, null_ok ? " (or null)" : "");
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "%s: missing or not an integer in %lld..%lld%s", key,
+				   (long long)min, (long long)max, null_ok ? " (or null)" : "");
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -428,8 +403,8 @@ static const char *agent_journal_str(const json_t *obj, const char *key, size_t 
 
 	if (!json_is_string(v) || !json_string_length(v) || json_string_length(v) > max ||
 	    strlen(json_string_value(v)) != json_string_length(v)) {
-		agent_journal_bad(err, errlen, "%s: missing or not a string of 1..%zu bytes", key,
-				  max);
+		errbuf_fail(err, errlen, -EINVAL, "%s: missing or not a string of 1..%zu bytes",
+			    key, max);
 		return NULL;
 	}
 	return json_string_value(v);
@@ -446,8 +421,8 @@ static int agent_journal_opt_str(const json_t *obj, const char *key, char *buf, 
 		return 0;
 	if (!json_is_string(v) || json_string_length(v) >= len ||
 	    strlen(json_string_value(v)) != json_string_length(v))
-		return agent_journal_bad(err, errlen, "%s: not a string of at most %zu bytes", key,
-					 len - 1);
+		return errbuf_fail(err, errlen, -EINVAL, "%s: not a string of at most %zu bytes",
+				   key, len - 1);
 	memcpy(buf, json_string_value(v), json_string_length(v) + 1);
 	return 0;
 }
@@ -462,7 +437,7 @@ static int agent_journal_parse_target(const json_t *o, struct inj_target *t, cha
 	int ret;
 
 	if (!json_is_object(o))
-		return agent_journal_bad(err, errlen, "target: missing or not an object");
+		return errbuf_fail(err, errlen, -EINVAL, "target: missing or not an object");
 	/* A workload target: its process, and a netdev only with a rail. */
 	if (json_object_get(o, "workload")) {
 		s = agent_journal_str(o, "workload", sizeof(t->workload) - 1, err, errlen);
@@ -518,35 +493,35 @@ int agent_journal_parse(const struct agent_journal *j, const json_t *rec,
 	int ret;
 
 	if (!json_is_object(rec))
-		return agent_journal_bad(err, errlen, "not a JSON object");
+		return errbuf_fail(err, errlen, -EINVAL, "not a JSON object");
 	ret = agent_journal_int(rec, "format", 0, INT32_MAX, false, &v, err, errlen);
 	if (ret)
 		return ret;
 	if (v != AGENT_JOURNAL_FORMAT)
-		return agent_journal_bad(err, errlen,
-					 "format %lld: this agent reads format %d (a newer agent "
-					 "wrote it?)",
-					 (long long)v, AGENT_JOURNAL_FORMAT);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "format %lld: this agent reads format %d (a newer agent "
+				   "wrote it?)",
+				   (long long)v, AGENT_JOURNAL_FORMAT);
 	id = agent_journal_str(rec, "fault_id", sizeof(e->f.id) - 1, err, errlen);
 	name = agent_journal_str(rec, "injector", 63, err, errlen);
 	if (!id || !name)
 		return -EINVAL;
 	e->f.inj = injector_find(name);
 	if (!e->f.inj)
-		return agent_journal_bad(err, errlen, "injector \"%s\": unknown to this agent",
-					 name);
+		return errbuf_fail(err, errlen, -EINVAL, "injector \"%s\": unknown to this agent",
+				   name);
 	if (!e->f.inj->restore)
-		return agent_journal_bad(err, errlen, "injector %s cannot restore a snapshot",
-					 name);
+		return errbuf_fail(err, errlen, -EINVAL, "injector %s cannot restore a snapshot",
+				   name);
 	snprintf(e->f.id, sizeof(e->f.id), "%s", id);
 	ret = agent_journal_parse_target(json_object_get(rec, "target"), &e->f.target, err, errlen);
 	if (ret)
 		return ret;
 	if (!json_is_object(params))
-		return agent_journal_bad(err, errlen, "params: missing or not an object");
+		return errbuf_fail(err, errlen, -EINVAL, "params: missing or not an object");
 	e->snapshot = json_object_get(rec, "snapshot");
 	if (!json_is_object(e->snapshot))
-		return agent_journal_bad(err, errlen, "snapshot: missing or not an object");
+		return errbuf_fail(err, errlen, -EINVAL, "snapshot: missing or not an object");
 	ret = agent_journal_int(rec, "duration_ms", 0, INT64_MAX, false, &v, err, errlen);
 	if (ret)
 		return ret;
@@ -564,7 +539,7 @@ int agent_journal_parse(const struct agent_journal *j, const json_t *rec,
 	e->f.injected_at_ns = e->same_boot ? (uint64_t)recorded : 0;
 	e->f.params = json_deep_copy(params);
 	if (!e->f.params)
-		return agent_journal_bad(err, errlen, "out of memory");
+		return errbuf_fail(err, errlen, -EINVAL, "out of memory");
 	return 0;
 }
 
@@ -610,30 +585,31 @@ static int agent_journal_read(struct agent_journal *j, const char *name, json_t 
 		int e = errno;
 
 		if (e == ELOOP)
-			return agent_journal_bad(err, errlen, "a symbolic link (never followed)");
-		return agent_journal_fail(err, errlen, -e, "open: %s", strerror(e));
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "a symbolic link (never followed)");
+		return errbuf_fail(err, errlen, -e, "open: %s", strerror(e));
 	}
 	if (fstat(fd, &st)) {
-		ret = agent_journal_fail(err, errlen, -errno, "stat: %s", strerror(errno));
+		ret = errbuf_fail(err, errlen, -errno, "stat: %s", strerror(errno));
 		goto out_close;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = agent_journal_bad(err, errlen, "not a regular file but %s",
-					agent_journal_file_type(st.st_mode));
+		ret = errbuf_fail(err, errlen, -EINVAL, "not a regular file but %s",
+				  agent_journal_file_type(st.st_mode));
 		goto out_close;
 	}
 	if (st.st_size > AGENT_JOURNAL_MAX_SIZE) {
-		ret = agent_journal_bad(err, errlen, "%lld bytes, over the %d a record may have",
-					(long long)st.st_size, AGENT_JOURNAL_MAX_SIZE);
+		ret = errbuf_fail(err, errlen, -EINVAL, "%lld bytes, over the %d a record may have",
+				  (long long)st.st_size, AGENT_JOURNAL_MAX_SIZE);
 		goto out_close;
 	}
 	if (!st.st_size) {
-		ret = agent_journal_bad(err, errlen, "empty (truncated?)");
+		ret = errbuf_fail(err, errlen, -EINVAL, "empty (truncated?)");
 		goto out_close;
 	}
 	buf = malloc((size_t)st.st_size);
 	if (!buf) {
-		ret = agent_journal_fail(err, errlen, -ENOMEM, "out of memory");
+		ret = errbuf_fail(err, errlen, -ENOMEM, "out of memory");
 		goto out_close;
 	}
 	while (off < (size_t)st.st_size) {
@@ -642,17 +618,17 @@ static int agent_journal_read(struct agent_journal *j, const char *name, json_t 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			ret = n < 0 ? agent_journal_fail(err, errlen, -errno, "read: %s",
-							 strerror(errno))
-				    : agent_journal_bad(err, errlen, "shorter than its size");
+			ret = n < 0 ? errbuf_fail(err, errlen, -errno, "read: %s", strerror(errno))
+				    : errbuf_fail(err, errlen, -EINVAL, "shorter than its size");
 			goto out_free;
 		}
 		off += (size_t)n;
 	}
 	*rec = json_loadb(buf, off, JSON_REJECT_DUPLICATES, &jerr);
 	if (!*rec)
-		ret = agent_journal_bad(err, errlen, "not valid JSON (truncated?): %s at line %d",
-					jerr.text, jerr.line);
+		ret =
+		    errbuf_fail(err, errlen, -EINVAL, "not valid JSON (truncated?): %s at line %d",
+				jerr.text, jerr.line);
 out_free:
 	free(buf);
 out_close:
@@ -710,9 +686,8 @@ int agent_journal_replay(struct agent_journal *j, agent_journal_replay_fn fn, vo
 		if (!ret) {
 			agent_journal_name(e.f.id, want, sizeof(want));
 			if (strcmp(want, e.name))
-				ret = agent_journal_bad(why, sizeof(why),
-							"its fault_id %s belongs in %s", e.f.id,
-							want);
+				ret = errbuf_fail(why, sizeof(why), -EINVAL,
+						  "its fault_id %s belongs in %s", e.f.id, want);
 		}
 		if (!ret) {
 			handed++;

@@ -11,6 +11,7 @@
 #include "agents/agent.h"
 #include "agents/agent_config.h"
 #include "agents/agent_pfc.h"
+#include "common/errbuf.h"
 
 enum {
 	OPT_NAME = 'n',
@@ -152,19 +153,6 @@ void agent_opts_usage(FILE *f)
 	    f);
 }
 
-static int agent_opts_fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int agent_opts_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static bool agent_ifname_ok(const char *s, size_t len)
 {
 	size_t i;
@@ -191,15 +179,15 @@ static int agent_joblist_parse(const char *arg, struct agent_opts *o, char *err,
 		for (i = 0; i < len && !iscntrl((unsigned char)p[i]); i++)
 			;
 		if (!len || p[0] != '/' || len >= AGENT_JOB_PATH_LEN || i < len)
-			return agent_opts_fail(
-			    err, errlen,
-			    "--allow-job '%s': '%.*s' is not a program's absolute "
-			    "path (at most %d characters; separate paths with "
-			    "commas)",
-			    arg, (int)len, p, AGENT_JOB_PATH_LEN - 1);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "--allow-job '%s': '%.*s' is not a program's absolute "
+					   "path (at most %d characters; separate paths with "
+					   "commas)",
+					   arg, (int)len, p, AGENT_JOB_PATH_LEN - 1);
 		if (o->nr_jobs == AGENT_MAX_JOB_PROGRAMS)
-			return agent_opts_fail(err, errlen, "--allow-job: more than %d programs",
-					       AGENT_MAX_JOB_PROGRAMS);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "--allow-job: more than %d programs",
+					   AGENT_MAX_JOB_PROGRAMS);
 		memcpy(o->jobs[o->nr_jobs], p, len);
 		o->jobs[o->nr_jobs++][len] = '\0';
 		if (!end)
@@ -219,18 +207,19 @@ static int agent_iflist_parse(const char *flag, const char *arg, char (*names)[I
 		unsigned int i;
 
 		if (!agent_ifname_ok(p, len))
-			return agent_opts_fail(
-			    err, errlen,
+			return errbuf_fail(
+			    err, errlen, -EINVAL,
 			    "%s '%s': '%.*s' is not an interface name (1..%d characters, "
 			    "no '/', ':' or spaces; separate names with commas)",
 			    flag, arg, (int)len, p, IF_NAMESIZE - 1);
 		for (i = 0; i < *nr; i++)
 			if (strlen(names[i]) == len && !strncmp(names[i], p, len))
-				return agent_opts_fail(err, errlen, "%s '%s': %.*s is listed twice",
-						       flag, arg, (int)len, p);
+				return errbuf_fail(err, errlen, -EINVAL,
+						   "%s '%s': %.*s is listed twice", flag, arg,
+						   (int)len, p);
 		if (*nr == max)
-			return agent_opts_fail(err, errlen, "%s '%s': more than %u interfaces",
-					       flag, arg, max);
+			return errbuf_fail(err, errlen, -EINVAL, "%s '%s': more than %u interfaces",
+					   flag, arg, max);
 		memcpy(names[*nr], p, len);
 		names[*nr][len] = '\0';
 		(*nr)++;
@@ -251,25 +240,25 @@ static int agent_addr_parse(const char *flag, const char *eg, const char *arg, c
 	size_t hlen;
 
 	if (!colon)
-		return agent_opts_fail(err, errlen, "%s '%s': expected ADDR:PORT, e.g. %s", flag,
-				       arg, eg);
+		return errbuf_fail(err, errlen, -EINVAL, "%s '%s': expected ADDR:PORT, e.g. %s",
+				   flag, arg, eg);
 	hlen = (size_t)(colon - arg);
 	if (!hlen || hlen >= hostlen)
-		return agent_opts_fail(err, errlen, "%s '%s': ADDR is missing; use e.g. %s", flag,
-				       arg, eg);
+		return errbuf_fail(err, errlen, -EINVAL, "%s '%s': ADDR is missing; use e.g. %s",
+				   flag, arg, eg);
 	memcpy(host, arg, hlen);
 	host[hlen] = '\0';
 	if (inet_pton(AF_INET, host, &in) != 1)
-		return agent_opts_fail(err, errlen,
-				       "%s '%s': '%s' is not an IPv4 address (use e.g. 127.0.0.1 "
-				       "or 0.0.0.0)",
-				       flag, arg, host);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "%s '%s': '%s' is not an IPv4 address (use e.g. 127.0.0.1 "
+				   "or 0.0.0.0)",
+				   flag, arg, host);
 	errno = 0;
 	v = strtoul(colon + 1, &end, 10);
 	if (errno || end == colon + 1 || *end || !isdigit((unsigned char)colon[1]) || !v ||
 	    v > 65535)
-		return agent_opts_fail(err, errlen, "%s '%s': PORT must be a number in 1..65535",
-				       flag, arg);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "%s '%s': PORT must be a number in 1..65535", flag, arg);
 	*port = (uint16_t)v;
 	return 0;
 }
@@ -279,13 +268,13 @@ static int agent_name_parse(const char *arg, struct agent_opts *o, char *err, si
 	size_t i, len = strlen(arg);
 
 	if (!len || len >= sizeof(o->name))
-		return agent_opts_fail(err, errlen, "--name '%s': must be 1..%zu characters", arg,
-				       sizeof(o->name) - 1);
+		return errbuf_fail(err, errlen, -EINVAL, "--name '%s': must be 1..%zu characters",
+				   arg, sizeof(o->name) - 1);
 	for (i = 0; i < len; i++)
 		if (!isalnum((unsigned char)arg[i]) && !strchr("._-", arg[i]))
-			return agent_opts_fail(
-			    err, errlen, "--name '%s': use only letters, digits, '.', '_' and '-'",
-			    arg);
+			return errbuf_fail(
+			    err, errlen, -EINVAL,
+			    "--name '%s': use only letters, digits, '.', '_' and '-'", arg);
 	memcpy(o->name, arg, len + 1);
 	return 0;
 }
@@ -303,8 +292,8 @@ static int agent_dir_opt(const char *flag, const char *arg, char *dst, size_t le
 	while (n > 1 && arg[n - 1] == '/')
 		n--;
 	if (arg[0] != '/' || n >= len)
-		return agent_opts_fail(err, errlen, "%s '%s': give an absolute directory path",
-				       flag, arg);
+		return errbuf_fail(err, errlen, -EINVAL, "%s '%s': give an absolute directory path",
+				   flag, arg);
 	memcpy(dst, arg, n);
 	dst[n] = '\0';
 	return 0;
@@ -320,11 +309,10 @@ static int agent_pfc_watchdog_opt(const char *arg, struct agent_opts *o, char *e
 	v = strtoul(arg, &end, 10);
 	if (errno || end == arg || *end || !isdigit((unsigned char)arg[0]) ||
 	    v > AGENT_PFC_WATCHDOG_MS_MAX)
-		return agent_opts_fail(
-		    err, errlen,
-		    "--pfc-watchdog-ms '%s': give milliseconds in 0..%d (0 turns "
-		    "the PFC storm watchdog off)",
-		    arg, AGENT_PFC_WATCHDOG_MS_MAX);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "--pfc-watchdog-ms '%s': give milliseconds in 0..%d (0 turns "
+				   "the PFC storm watchdog off)",
+				   arg, AGENT_PFC_WATCHDOG_MS_MAX);
 	o->pfc_watchdog_ms = (unsigned int)v;
 	return 0;
 }
@@ -343,7 +331,7 @@ static int agent_tls_opt(int c, const char *arg, struct agent_opts *o, char *err
 	}
 	if (c != OPT_ALLOW_PEER) {
 		if (!*arg || strlen(arg) >= sizeof(o->tls_dir))
-			return agent_opts_fail(err, errlen, "%s: give a path", flags[i]);
+			return errbuf_fail(err, errlen, -EINVAL, "%s: give a path", flags[i]);
 		strcpy(files[i], arg);
 		return 0;
 	}
@@ -355,14 +343,14 @@ static int agent_tls_opt(int c, const char *arg, struct agent_opts *o, char *err
 			if (!isalnum((unsigned char)p[k]) && !strchr("._:-", p[k]))
 				break;
 		if (!len || k < len || len >= AGENT_NAME_LEN)
-			return agent_opts_fail(
-			    err, errlen,
+			return errbuf_fail(
+			    err, errlen, -EINVAL,
 			    "--allow-peer '%s': '%.*s' is not a certificate name (letters, "
 			    "digits, '.', '_', ':', '-'; names separated by commas)",
 			    arg, (int)len, p);
 		if (o->nr_allow_peer == AGENT_MAX_PEERS)
-			return agent_opts_fail(err, errlen, "--allow-peer: more than %d names",
-					       AGENT_MAX_PEERS);
+			return errbuf_fail(err, errlen, -EINVAL, "--allow-peer: more than %d names",
+					   AGENT_MAX_PEERS);
 		memcpy(o->allow_peer[o->nr_allow_peer], p, len);
 		o->allow_peer[o->nr_allow_peer++][len] = '\0';
 		if (!end)
@@ -379,21 +367,21 @@ static int agent_tls_opts_check(const struct agent_opts *o, char *err, size_t er
 
 	if (o->insecure_plaintext) {
 		if (any || o->nr_allow_peer)
-			return agent_opts_fail(err, errlen,
-					       "--insecure-plaintext turns TLS off: drop it or the "
-					       "--tls-*/--allow-peer flags");
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "--insecure-plaintext turns TLS off: drop it or the "
+					   "--tls-*/--allow-peer flags");
 		if (inet_pton(AF_INET, o->listen_host, &in) != 1 || (ntohl(in.s_addr) >> 24) != 127)
-			return agent_opts_fail(
-			    err, errlen,
+			return errbuf_fail(
+			    err, errlen, -EINVAL,
 			    "--insecure-plaintext needs a loopback --listen (127.0.0.0/8), not %s: "
 			    "anyone who reached it could inject faults; use --tls-dir",
 			    o->listen_host);
 		return 0;
 	}
 	if (!o->tls_dir[0] && any && !(o->tls_cert[0] && o->tls_key[0] && o->tls_ca[0]))
-		return agent_opts_fail(err, errlen,
-				       "--tls-cert, --tls-key and --tls-ca go together (or give "
-				       "--tls-dir DIR for the ones left out)");
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "--tls-cert, --tls-key and --tls-ca go together (or give "
+				   "--tls-dir DIR for the ones left out)");
 	return 0;
 }
 
@@ -403,26 +391,26 @@ static int agent_opts_check(const struct agent_opts *o, char *err, size_t errlen
 	unsigned int i;
 
 	if (!o->name[0])
-		return agent_opts_fail(err, errlen,
-				       "--name is required: give this node's name, e.g. "
-				       "--name node-a");
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "--name is required: give this node's name, e.g. "
+				   "--name node-a");
 	if (!o->listen_port)
-		return agent_opts_fail(err, errlen,
-				       "--listen is required: give the address for "
-				       "coordinators, e.g. --listen 127.0.0.1:17700");
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "--listen is required: give the address for "
+				   "coordinators, e.g. --listen 127.0.0.1:17700");
 	if (o->metrics_port && o->metrics_port == o->listen_port &&
 	    (!strcmp(o->metrics_host, o->listen_host) || !strcmp(o->metrics_host, "0.0.0.0") ||
 	     !strcmp(o->listen_host, "0.0.0.0")))
-		return agent_opts_fail(err, errlen,
-				       "--metrics-listen %s:%u: --listen serves the coordinators "
-				       "there; give the metrics another port",
-				       o->metrics_host, o->metrics_port);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "--metrics-listen %s:%u: --listen serves the coordinators "
+				   "there; give the metrics another port",
+				   o->metrics_host, o->metrics_port);
 	for (i = 0; o->control_if[0] && i < o->nr_allow; i++) {
 		char alias[IF_NAMESIZE + 32];
 
 		if (agent_policy_same_netdev(o->allow[i], o->control_if))
-			return agent_opts_fail(
-			    err, errlen,
+			return errbuf_fail(
+			    err, errlen, -EINVAL,
 			    "--allow-if %s: %s is the --control-if%s, which the agent never "
 			    "faults; remove it from one of the two flags",
 			    o->allow[i], o->allow[i],
@@ -438,25 +426,26 @@ static int agent_path_opt(int c, const char *arg, struct agent_opts *o, char *er
 	switch (c) {
 	case OPT_STATE_DIR:
 		if (!*arg || strlen(arg) >= sizeof(o->state_dir))
-			return agent_opts_fail(err, errlen, "--state-dir: give a directory path");
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "--state-dir: give a directory path");
 		strcpy(o->state_dir, arg);
 		return 0;
 	case OPT_CONFIG:
 		if (o->config[0])
-			return agent_opts_fail(err, errlen, "--config given twice");
+			return errbuf_fail(err, errlen, -EINVAL, "--config given twice");
 		if (!*arg || strlen(arg) >= sizeof(o->config))
-			return agent_opts_fail(err, errlen, "--config: give a file path");
+			return errbuf_fail(err, errlen, -EINVAL, "--config: give a file path");
 		strcpy(o->config, arg);
 		return 0;
 	case OPT_AUDIT_LOG:
 		if (!*arg || strlen(arg) >= sizeof(o->audit_log) || !strcmp(arg, "-"))
-			return agent_opts_fail(err, errlen,
-					       "--audit-log: give a file path, or none");
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "--audit-log: give a file path, or none");
 		strcpy(o->audit_log, arg);
 		return 0;
 	default: /* OPT_LOG_FILE */
 		if (!*arg || strlen(arg) >= sizeof(o->log_file))
-			return agent_opts_fail(err, errlen, "--log-file: give a file path");
+			return errbuf_fail(err, errlen, -EINVAL, "--log-file: give a file path");
 		strcpy(o->log_file, arg);
 		return 0;
 	}
@@ -496,9 +485,9 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 			break;
 		case OPT_CONTROL_IF:
 			if (!agent_ifname_ok(optarg, strlen(optarg)))
-				return agent_opts_fail(err, errlen,
-						       "--control-if '%s': not an interface name",
-						       optarg);
+				return errbuf_fail(err, errlen, -EINVAL,
+						   "--control-if '%s': not an interface name",
+						   optarg);
 			strcpy(o->control_if, optarg);
 			break;
 		case OPT_ALLOW_JOB:
@@ -514,10 +503,9 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 			break;
 		case OPT_RAIL_MAP:
 			if (rail_map_seen)
-				return agent_opts_fail(
-				    err, errlen,
-				    "--rail-map given twice; list every rail in one "
-				    "flag: --rail-map IF0,IF1,...");
+				return errbuf_fail(err, errlen, -EINVAL,
+						   "--rail-map given twice; list every rail in one "
+						   "flag: --rail-map IF0,IF1,...");
 			rail_map_seen = true;
 			ret = agent_iflist_parse("--rail-map", optarg, o->rails, AGENT_MAX_RAILS,
 						 &o->nr_rails, err, errlen);
@@ -566,15 +554,16 @@ int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, siz
 				return ret;
 			break;
 		case ':':
-			return agent_opts_fail(err, errlen, "%s needs a value", argv[optind - 1]);
+			return errbuf_fail(err, errlen, -EINVAL, "%s needs a value",
+					   argv[optind - 1]);
 		default:
-			return agent_opts_fail(err, errlen, "unknown option '%s'",
-					       argv[optind - 1]);
+			return errbuf_fail(err, errlen, -EINVAL, "unknown option '%s'",
+					   argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		return agent_opts_fail(err, errlen,
-				       "unexpected argument '%s' (every setting is a --flag)",
-				       argv[optind]);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "unexpected argument '%s' (every setting is a --flag)",
+				   argv[optind]);
 	return agent_opts_check(o, err, errlen);
 }

@@ -14,6 +14,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_cgroup.h"
+#include "common/errbuf.h"
 
 int agent_rail_of(const struct agent_opts *o, const char *netdev)
 {
@@ -33,29 +34,16 @@ int agent_rail_of(const struct agent_opts *o, const char *netdev)
 	return (int)n;
 }
 
-static int agent_target_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int agent_target_fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 static int agent_target_netdev(const char *who, const json_t *v, struct inj_target *t, char *err,
 			       size_t errlen)
 {
 	const char *name = json_string_value(v);
 
 	if (!name || !name[0] || strlen(name) >= IF_NAMESIZE || strchr(name, '/'))
-		return agent_target_fail(err, errlen, -EINVAL,
-					 "%s: target.netdev: must be an interface name of 1..%d "
-					 "characters",
-					 who, IF_NAMESIZE - 1);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "%s: target.netdev: must be an interface name of 1..%d "
+				   "characters",
+				   who, IF_NAMESIZE - 1);
 	strcpy(t->netdev, name);
 	return 0;
 }
@@ -67,21 +55,21 @@ static int agent_target_device(const char *who, const json_t *target, struct inj
 	const json_t *port = json_object_get(target, "port");
 
 	if (!dev || !dev[0] || strlen(dev) >= sizeof(t->device) || strchr(dev, '/'))
-		return agent_target_fail(err, errlen, -EINVAL,
-					 "%s: target.device: must be an RDMA device name of 1..%zu "
-					 "characters",
-					 who, sizeof(t->device) - 1);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "%s: target.device: must be an RDMA device name of 1..%zu "
+				   "characters",
+				   who, sizeof(t->device) - 1);
 	if (port && (!json_is_integer(port) || json_integer_value(port) < 1 ||
 		     json_integer_value(port) > 255))
-		return agent_target_fail(err, errlen, -EINVAL,
-					 "%s: target.port: must be an integer in 1..255", who);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "%s: target.port: must be an integer in 1..255", who);
 	strcpy(t->device, dev);
 	t->port = port ? (int)json_integer_value(port) : 1;
 	if (agent_ib_port_netdev(t->device, t->port, t->netdev, sizeof(t->netdev)))
-		return agent_target_fail(err, errlen, -ENODEV,
-					 "%s: %s port %d: no such RDMA port with a netdev on this "
-					 "node",
-					 who, t->device, t->port);
+		return errbuf_fail(err, errlen, -ENODEV,
+				   "%s: %s port %d: no such RDMA port with a netdev on this "
+				   "node",
+				   who, t->device, t->port);
 	return 0;
 }
 
@@ -91,14 +79,13 @@ static int agent_target_rail(const struct agent_opts *o, const char *who, const 
 	json_int_t rail = json_integer_value(v);
 
 	if (!json_is_integer(v) || rail < 0 || rail >= AGENT_MAX_RAILS)
-		return agent_target_fail(err, errlen, -EINVAL,
-					 "%s: target.rail: must be an integer in 0..%d", who,
-					 AGENT_MAX_RAILS - 1);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "%s: target.rail: must be an integer in 0..%d", who,
+				   AGENT_MAX_RAILS - 1);
 	if (o->nr_rails && rail >= o->nr_rails)
-		return agent_target_fail(
-		    err, errlen, -ENODEV,
-		    "%s: rail %lld: not in this agent's --rail-map (rails 0..%u)", who,
-		    (long long)rail, o->nr_rails - 1);
+		return errbuf_fail(err, errlen, -ENODEV,
+				   "%s: rail %lld: not in this agent's --rail-map (rails 0..%u)",
+				   who, (long long)rail, o->nr_rails - 1);
 	if (o->nr_rails)
 		strcpy(t->netdev, o->rails[rail]);
 	else
@@ -144,25 +131,25 @@ static int agent_target_parse(const struct agent_opts *o, const char *who, const
 	json_object_foreach((json_t *)target, key, v) {
 		if (strcmp(key, "netdev") && strcmp(key, "device") && strcmp(key, "port") &&
 		    strcmp(key, "rail") && (!workloads || strcmp(key, "workload")))
-			return agent_target_fail(err, errlen, -EINVAL,
-						 "%s: target.%s: unknown key (a target is %s)", who,
-						 key, forms);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "%s: target.%s: unknown key (a target is %s)", who, key,
+					   forms);
 	}
 	if (wl) {
 		const char *id = json_string_value(wl);
 
 		if (netdev || device || json_object_get(target, "port"))
-			return agent_target_fail(err, errlen, -EINVAL,
-						 "%s: target: a workload target is {\"workload\": "
-						 "WL_ID}, or with a netdev {\"workload\": WL_ID, "
-						 "\"rail\": N}",
-						 who);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "%s: target: a workload target is {\"workload\": "
+					   "WL_ID}, or with a netdev {\"workload\": WL_ID, "
+					   "\"rail\": N}",
+					   who);
 		if (!id || !id[0] || strlen(id) >= sizeof(t->workload) ||
 		    strlen(id) != json_string_length(wl))
-			return agent_target_fail(err, errlen, -EINVAL,
-						 "%s: target.workload: must be a wl_id of 1..%zu "
-						 "characters",
-						 who, sizeof(t->workload) - 1);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "%s: target.workload: must be a wl_id of 1..%zu "
+					   "characters",
+					   who, sizeof(t->workload) - 1);
 		strcpy(t->workload, id);
 		if (!rail)
 			return 0;
@@ -174,10 +161,10 @@ static int agent_target_parse(const struct agent_opts *o, const char *who, const
 		return ret;
 	}
 	if (!!netdev + !!device + !!rail != 1 || (json_object_get(target, "port") && !device))
-		return agent_target_fail(err, errlen, -EINVAL,
-					 "%s: target: give exactly one of {\"netdev\": NAME}, "
-					 "{\"device\": NAME, \"port\": N} or {\"rail\": N}%s",
-					 who, workloads ? " (or {\"workload\": WL_ID})" : "");
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "%s: target: give exactly one of {\"netdev\": NAME}, "
+				   "{\"device\": NAME, \"port\": N} or {\"rail\": N}%s",
+				   who, workloads ? " (or {\"workload\": WL_ID})" : "");
 	if (netdev)
 		ret = agent_target_netdev(who, netdev, t, err, errlen);
 	else if (device)
@@ -217,14 +204,14 @@ int agent_target_lookup(struct agent *a, const char *who, const json_t *target,
 	if (ret || !t->workload[0])
 		return ret;
 	if (agent_workload_info(a, t->workload, &info))
-		return agent_target_fail(err, errlen, -ESRCH,
-					 "%s: workload %s: not running on this node (start it "
-					 "with workload_start first)",
-					 who, t->workload);
+		return errbuf_fail(err, errlen, -ESRCH,
+				   "%s: workload %s: not running on this node (start it "
+				   "with workload_start first)",
+				   who, t->workload);
 	if (info.exited || info.pid <= 0)
-		return agent_target_fail(err, errlen, -ESRCH,
-					 "%s: workload %s: pid %d has exited; nothing to fault",
-					 who, t->workload, info.pid);
+		return errbuf_fail(err, errlen, -ESRCH,
+				   "%s: workload %s: pid %d has exited; nothing to fault", who,
+				   t->workload, info.pid);
 	t->pid = info.pid;
 	snprintf(t->cgroup, sizeof(t->cgroup), "%s", info.cgroup);
 	snprintf(t->shim_sock, sizeof(t->shim_sock), "%s", info.shim_sock);
@@ -254,15 +241,15 @@ int agent_target_owned(const struct agent_opts *o, const struct inj_target *t, c
 
 	snprintf(prefix, sizeof(prefix), "%s/", root);
 	if (t->cgroup[0] && !agent_target_in(t->cgroup, prefix, ""))
-		return agent_target_fail(err, errlen, -EPERM,
-					 "workload %s: cgroup %s is not one this agent makes "
-					 "(%s/WL_ID)",
-					 t->workload, t->cgroup, root);
+		return errbuf_fail(err, errlen, -EPERM,
+				   "workload %s: cgroup %s is not one this agent makes "
+				   "(%s/WL_ID)",
+				   t->workload, t->cgroup, root);
 	snprintf(prefix, sizeof(prefix), "%s/shim/", run);
 	if (t->shim_sock[0] && !agent_target_in(t->shim_sock, prefix, ".sock"))
-		return agent_target_fail(err, errlen, -EPERM,
-					 "workload %s: shim socket %s is not one this agent makes "
-					 "(%s/shim/WL_ID.sock)",
-					 t->workload, t->shim_sock, run);
+		return errbuf_fail(err, errlen, -EPERM,
+				   "workload %s: shim socket %s is not one this agent makes "
+				   "(%s/shim/WL_ID.sock)",
+				   t->workload, t->shim_sock, run);
 	return 0;
 }

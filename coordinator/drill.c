@@ -62,6 +62,105 @@ static struct drill_flow *drill_flow_of(struct drill *d, const json_t *ev)
 	return NULL;
 }
 
+/* How a workload's process ended, for its exit line. */
+static const char *drill_exit_how(json_t *ev)
+{
+	if (json_is_true(json_object_get(ev, "time_limit")))
+		return ", stopped at its time limit";
+	return json_is_true(json_object_get(ev, "killed")) ? ", killed" : "";
+}
+
+/* A workload's events, one line each: errors, failovers, stalls, exits. */
+static void drill_print_workload(struct drill *d, json_t *ev, double t, const char *node,
+				 const char *type)
+{
+	const struct drill_flow *f = drill_flow_of(d, ev);
+	const char *wl = f && f->guard >= 0 ? f->wl_id : "workload";
+
+	if (!strcmp(type, "error") && json_object_get(ev, "text"))
+		prog_event("  %+8.1fs %s job error line: %.200s", t, node,
+			   json_string_value(json_object_get(ev, "text")));
+	else if (!strcmp(type, "error"))
+		prog_event("  %+8.1fs %s %s error on rail %lld: %s (vendor_err %lld)", t, node, wl,
+			   json_integer_value(json_object_get(ev, "rail")),
+			   json_string_value(json_object_get(ev, "wc_status")) ?: "?",
+			   json_integer_value(json_object_get(ev, "vendor_err")));
+	else if (!strcmp(type, "failover") || !strcmp(type, "failback"))
+		prog_event("  %+8.1fs %s %s %s rail %lld -> %lld", t, node, wl, type,
+			   json_integer_value(json_object_get(ev, "from_rail")),
+			   json_integer_value(json_object_get(ev, "to_rail")));
+	else if (!strcmp(type, "rail_down") || !strcmp(type, "rail_up"))
+		prog_event("  %+8.1fs %s %s %s rail %lld", t, node, wl, type,
+			   json_integer_value(json_object_get(ev, "rail")));
+	else if (!strcmp(type, "exit"))
+		prog_event("  %+8.1fs %s %s %s exited (status %lld%s)", t, node, wl,
+			   json_string_value(json_object_get(ev, "role")) ?: "?",
+			   json_integer_value(json_object_get(ev, "exit_status")),
+			   drill_exit_how(ev));
+	else if (!strcmp(type, "stall"))
+		prog_event("  %+8.1fs %s %s stalled: %s", t, node, wl,
+			   json_string_value(json_object_get(ev, "reason")) ?: "?");
+	else if (!strcmp(type, "kick") &&
+		 json_integer_value(json_object_get(ev, "stalled_ms")) < 1000)
+		/* the first kick of a stall; the rest (every 500 ms) are in events.jsonl */
+		prog_event("  %+8.1fs %s %s kicks its stalled Soft-RoCE requester on rail "
+			   "%lld (a lost wake-up in rxe; docs/PROTOCOL.md, kick)",
+			   t, node, wl, json_integer_value(json_object_get(ev, "rail")));
+	else if (!strcmp(type, "resume"))
+		prog_event("  %+8.1fs %s %s resumed after %lld ms", t, node, wl,
+			   json_integer_value(json_object_get(ev, "stalled_ms")));
+	else if (!strcmp(type, "mr_error"))
+		prog_event("  %+8.1fs %s %s memory registration failed (%s, attempt %lld): %s; "
+			   "retry in %lld ms",
+			   t, node, wl, json_string_value(json_object_get(ev, "during")) ?: "?",
+			   json_integer_value(json_object_get(ev, "attempt")),
+			   json_string_value(json_object_get(ev, "error")) ?: "?",
+			   json_integer_value(json_object_get(ev, "retry_in_ms")));
+	else if (!strcmp(type, "mr_recovered"))
+		prog_event("  %+8.1fs %s %s memory registered again after %lld attempts (%lld "
+			   "ms)",
+			   t, node, wl, json_integer_value(json_object_get(ev, "attempts")),
+			   json_integer_value(json_object_get(ev, "failed_ms")));
+	else if (!strcmp(type, "connected"))
+		prog_event("  %+8.1fs %s %s connected rail %lld (QP %lld)", t, node, wl,
+			   json_integer_value(json_object_get(ev, "rail")),
+			   json_integer_value(json_object_get(ev, "qp_num")));
+}
+
+/* The baseline as measured; a job's samples carry no latency, so none is printed for them. */
+static void drill_print_baseline(const struct drill *d, double now)
+{
+	char lat[48] = "";
+
+	if (d->baseline.latency_us_p50 > 0)
+		snprintf(lat, sizeof(lat), ", p50 latency %.0f us", d->baseline.latency_us_p50);
+	prog_event("  %+8.1fs baseline: %.2f MB/s%s (%u samples)", now / 1000.0,
+		   d->baseline.throughput_mbps, lat, d->baseline.samples);
+}
+
+/* A workload's throughput sample: the drill's last rate, and the guards that watch it. */
+static void drill_take_sample(struct drill *d, json_t *ev, double t)
+{
+	const char *role = json_string_value(json_object_get(ev, "role"));
+	struct drill_flow *f;
+	double mbps;
+	unsigned int i;
+
+	if (!role || strcmp(role, "client") || !(f = drill_flow_of(d, ev)))
+		return;
+	mbps = json_number_value(json_object_get(ev, "mbps"));
+	f->last_mbps = mbps;
+	if (f->guard >= 0) {
+		guard_sample(&d->guards[f->guard], t * 1000.0, mbps);
+		return;
+	}
+	d->last_mbps = mbps;
+	d->last_rail = (int)json_integer_value(json_object_get(ev, "rail"));
+	for (i = 0; i < d->sc.safety.nr_guards; i++)
+		if (!d->sc.safety.guards[i].has_flow)
+			guard_sample(&d->guards[i], t * 1000.0, mbps);
+}
+
 /* Human progress on stderr: the events an SRE watches for, as they happen. */
 static void drill_print_event(json_t *ev, void *arg)
 {
@@ -79,26 +178,7 @@ static void drill_print_event(json_t *ev, void *arg)
 		json_decref(mapped);
 	}
 	if (!strcmp(kind, "workload") && type && !strcmp(type, "interval")) {
-		const char *role = json_string_value(json_object_get(ev, "role"));
-
-		if (role && !strcmp(role, "client")) {
-			struct drill_flow *f = drill_flow_of(d, ev);
-			double mbps = json_number_value(json_object_get(ev, "mbps"));
-			unsigned int i;
-
-			if (!f)
-				return;
-			f->last_mbps = mbps;
-			if (f->guard >= 0) {
-				guard_sample(&d->guards[f->guard], t * 1000.0, mbps);
-				return;
-			}
-			d->last_mbps = mbps;
-			d->last_rail = (int)json_integer_value(json_object_get(ev, "rail"));
-			for (i = 0; i < d->sc.safety.nr_guards; i++)
-				if (!d->sc.safety.guards[i].has_flow)
-					guard_sample(&d->guards[i], t * 1000.0, mbps);
-		}
+		drill_take_sample(d, ev, t);
 		return;
 	}
 	if (d->o->quiet || !strcmp(kind, "counter"))
@@ -131,61 +211,9 @@ static void drill_print_event(json_t *ev, void *arg)
 			   json_integer_value(json_object_get(ev, "priority")),
 			   json_string_value(json_object_get(ev, "action")) ? " " : "",
 			   json_string_value(json_object_get(ev, "action")) ?: "");
-	else if (!strcmp(kind, "workload") && type) {
-		const struct drill_flow *f = drill_flow_of(d, ev);
-		const char *wl = f && f->guard >= 0 ? f->wl_id : "workload";
-
-		if (!strcmp(type, "error") && json_object_get(ev, "text"))
-			prog_event("  %+8.1fs %s job error line: %.200s", t, node,
-				   json_string_value(json_object_get(ev, "text")));
-		else if (!strcmp(type, "error"))
-			prog_event("  %+8.1fs %s %s error on rail %lld: %s (vendor_err %lld)", t,
-				   node, wl, json_integer_value(json_object_get(ev, "rail")),
-				   json_string_value(json_object_get(ev, "wc_status")) ?: "?",
-				   json_integer_value(json_object_get(ev, "vendor_err")));
-		else if (!strcmp(type, "failover") || !strcmp(type, "failback"))
-			prog_event("  %+8.1fs %s %s %s rail %lld -> %lld", t, node, wl, type,
-				   json_integer_value(json_object_get(ev, "from_rail")),
-				   json_integer_value(json_object_get(ev, "to_rail")));
-		else if (!strcmp(type, "rail_down") || !strcmp(type, "rail_up"))
-			prog_event("  %+8.1fs %s %s %s rail %lld", t, node, wl, type,
-				   json_integer_value(json_object_get(ev, "rail")));
-		else if (!strcmp(type, "exit"))
-			prog_event("  %+8.1fs %s %s %s exited (status %lld%s)", t, node, wl,
-				   json_string_value(json_object_get(ev, "role")) ?: "?",
-				   json_integer_value(json_object_get(ev, "exit_status")),
-				   json_is_true(json_object_get(ev, "killed")) ? ", killed" : "");
-		else if (!strcmp(type, "stall"))
-			prog_event("  %+8.1fs %s %s stalled: %s", t, node, wl,
-				   json_string_value(json_object_get(ev, "reason")) ?: "?");
-		else if (!strcmp(type, "kick") &&
-			 json_integer_value(json_object_get(ev, "stalled_ms")) < 1000)
-			/* the first kick of a stall; the rest (every 500 ms) are in events.jsonl */
-			prog_event("  %+8.1fs %s %s kicks its stalled Soft-RoCE requester on rail "
-				   "%lld (a lost wake-up in rxe; docs/PROTOCOL.md, kick)",
-				   t, node, wl, json_integer_value(json_object_get(ev, "rail")));
-		else if (!strcmp(type, "resume"))
-			prog_event("  %+8.1fs %s %s resumed after %lld ms", t, node, wl,
-				   json_integer_value(json_object_get(ev, "stalled_ms")));
-		else if (!strcmp(type, "mr_error"))
-			prog_event(
-			    "  %+8.1fs %s %s memory registration failed (%s, attempt %lld): %s; "
-			    "retry in %lld ms",
-			    t, node, wl, json_string_value(json_object_get(ev, "during")) ?: "?",
-			    json_integer_value(json_object_get(ev, "attempt")),
-			    json_string_value(json_object_get(ev, "error")) ?: "?",
-			    json_integer_value(json_object_get(ev, "retry_in_ms")));
-		else if (!strcmp(type, "mr_recovered"))
-			prog_event(
-			    "  %+8.1fs %s %s memory registered again after %lld attempts (%lld "
-			    "ms)",
-			    t, node, wl, json_integer_value(json_object_get(ev, "attempts")),
-			    json_integer_value(json_object_get(ev, "failed_ms")));
-		else if (!strcmp(type, "connected"))
-			prog_event("  %+8.1fs %s %s connected rail %lld (QP %lld)", t, node, wl,
-				   json_integer_value(json_object_get(ev, "rail")),
-				   json_integer_value(json_object_get(ev, "qp_num")));
-	} else if (!strcmp(kind, "agent"))
+	else if (!strcmp(kind, "workload") && type)
+		drill_print_workload(d, ev, t, node, type);
+	else if (!strcmp(kind, "agent"))
 		prog_event("  %+8.1fs %s agent: %s", t, node,
 			   json_string_value(json_object_get(ev, "message")) ?: "?");
 }
@@ -407,30 +435,52 @@ void drill_workload_needs(struct drill *d, const char *node, json_t *req)
 }
 
 /* Waits (up to 20 s, pumping events) for flow f's server to say it is ready. */
-static int drill_await_server(struct drill *d, const struct drill_flow *f, const char *what)
+/*
+ * Pumps the fleet until match() takes an event (returned through *found, borrowed from the
+ * drill's events), timeout_ms passes or a stop is asked for (-ETIMEDOUT). Events are looked at
+ * once each, in order, from the first.
+ */
+int drill_await_event(struct drill *d, uint64_t timeout_ms, drill_event_match_fn match, void *arg,
+		      json_t **found)
 {
-	uint64_t deadline = rc_now_ns() + 20 * RC_NSEC_PER_SEC;
+	uint64_t deadline = rc_now_ns() + timeout_ms * RC_NSEC_PER_MSEC;
+	size_t seen = 0;
 
 	for (;;) {
-		json_t *ev;
-		size_t k;
+		for (; seen < json_array_size(d->fl.events); seen++) {
+			json_t *ev = json_array_get(d->fl.events, seen);
 
-		json_array_foreach(d->fl.events, k, ev) {
-			const char *type = json_string_value(json_object_get(ev, "type"));
-			const char *role = json_string_value(json_object_get(ev, "role"));
-			const char *id = json_string_value(json_object_get(ev, "wl_id"));
-
-			if (type && role && id && !strcmp(type, "ready") &&
-			    !strcmp(role, "server") && !strcmp(id, f->wl_id))
+			if (match(ev, arg)) {
+				*found = ev;
 				return 0;
+			}
 		}
-		if (rc_now_ns() > deadline || drill_stop_requested) {
-			drill_reason(d, true, "%s server on %s never said ready within 20 s", what,
-				     f->w->to);
+		if (rc_now_ns() > deadline || drill_stop_requested)
 			return -ETIMEDOUT;
-		}
 		fleet_pump(&d->fl, 100);
 	}
+}
+
+/* The server of one workload flow said ready. */
+static bool drill_server_ready(json_t *ev, void *arg)
+{
+	const struct drill_flow *f = arg;
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	const char *role = json_string_value(json_object_get(ev, "role"));
+	const char *id = json_string_value(json_object_get(ev, "wl_id"));
+
+	return type && role && id && !strcmp(type, "ready") && !strcmp(role, "server") &&
+	       !strcmp(id, f->wl_id);
+}
+
+static int drill_await_server(struct drill *d, const struct drill_flow *f, const char *what)
+{
+	json_t *ev;
+
+	if (!drill_await_event(d, 20000, drill_server_ready, (void *)f, &ev))
+		return 0;
+	drill_reason(d, true, "%s server on %s never said ready within 20 s", what, f->w->to);
+	return -ETIMEDOUT;
 }
 
 /* Starts a flow's server, waits until it listens, then starts its client. */
@@ -1075,6 +1125,7 @@ static void drill_timeline(struct drill *d)
 		double now = drill_now_ms(d);
 
 		drill_job_tick(d, now);
+		drill_job_restart_tick(d, now);
 		if (drill_stop_requested) {
 			drill_reason(d, true, "stopped by the operator at %.1f s; faults reverted",
 				     now / 1000.0);
@@ -1084,10 +1135,7 @@ static void drill_timeline(struct drill *d)
 			ev_baseline(d->fl.events, (double)d->sc.warmup_ms, baseline_end,
 				    &d->baseline);
 			d->baseline_done = true;
-			prog_event(
-			    "  %+8.1fs baseline: %.2f MB/s, p50 latency %.0f us (%u samples)",
-			    now / 1000.0, d->baseline.throughput_mbps, d->baseline.latency_us_p50,
-			    d->baseline.samples);
+			drill_print_baseline(d, now);
 			if (!d->baseline.samples || d->baseline.throughput_mbps <= 0) {
 				drill_reason(
 				    d, true,

@@ -25,16 +25,17 @@
 #include "coordinator/job_template.h"
 #include "coordinator/progress.h"
 
-#define DRILL_JOB_READY_MS 120000 /* an MPI job starts in ~25 s on a quiet TCG lab */
-
 /*
- * The time limit the agents hold a job to when the drill names none: the wait for its ready
- * lines, the drill's length, and a minute to spare. The agent's clock starts at the rank's
- * start, before the ready wait, so a limit without it stopped a slow launcher mid-drill.
+ * The time limit the agents hold a job to when the drill names none: the waits for the ranks'
+ * ready lines (ready_within each), the drill's length, and a minute to spare. The agent's clock
+ * starts at the rank's start, before the ready wait, so a limit without it stopped a slow launcher
+ * mid-drill.
  */
 static uint64_t dj_default_time_limit_ms(const struct drill *d)
 {
-	return DRILL_JOB_READY_MS + (uint64_t)d->end_ms + 60000;
+	const struct sc_job *j = d->sc.workload.job;
+
+	return j->ready_within_ms * j->nr_ranks + (uint64_t)d->end_ms + 60000;
 }
 #define DRILL_JOB_ARG_LEN 4096
 
@@ -135,55 +136,58 @@ fail:
 	return NULL;
 }
 
-/* Waits until rank i printed a line matching its `ready`, or exited, or 30 s passed. */
+int drill_job_ready_event(const json_t *ev, const char *node, const regex_t *re)
+{
+	const char *type = json_string_value(json_object_get(ev, "type"));
+	const char *from = json_string_value(json_object_get(ev, "node"));
+	const char *text = json_string_value(json_object_get(ev, "text"));
+
+	if (!type || !from || strcmp(from, node) ||
+	    strcmp(json_string_value(json_object_get(ev, "wl_id")) ?: "", DRILL_WL_ID))
+		return 0;
+	if (!strcmp(type, "exit"))
+		return -1;
+	return !strcmp(type, "line") && text && !regexec(re, text, 0, NULL, 0);
+}
+
+struct dj_ready {
+	const struct sc_job_rank *rank;
+	regex_t re;
+};
+
+static bool dj_ready_or_exit(json_t *ev, void *arg)
+{
+	const struct dj_ready *r = arg;
+
+	return drill_job_ready_event(ev, r->rank->node, &r->re) != 0;
+}
+
+/* Waits until rank i printed a line matching its `ready`, or exited, or ready_within passed. */
 static int dj_await_ready(struct drill *d, const struct sc_workload *w, unsigned int i)
 {
-	const struct sc_job_rank *r = &w->job->ranks[i];
-	uint64_t deadline = rc_now_ns() + DRILL_JOB_READY_MS * RC_NSEC_PER_MSEC;
-	size_t seen = 0;
-	regex_t re;
+	struct dj_ready r = {.rank = &w->job->ranks[i]};
+	json_t *ev;
+	int ret;
 
-	if (regcomp(&re, r->ready, REG_EXTENDED | REG_NOSUB))
+	if (regcomp(&r.re, r.rank->ready, REG_EXTENDED | REG_NOSUB))
 		return -EINVAL; /* checked when the scenario was read */
-	for (;;) {
-		json_t *ev;
-
-		for (; seen < json_array_size(d->fl.events); seen++) {
-			const char *type, *node, *text;
-
-			ev = json_array_get(d->fl.events, seen);
-			type = json_string_value(json_object_get(ev, "type"));
-			node = json_string_value(json_object_get(ev, "node"));
-			text = json_string_value(json_object_get(ev, "text"));
-			if (!type || !node || strcmp(node, r->node) ||
-			    strcmp(json_string_value(json_object_get(ev, "wl_id")) ?: "",
-				   DRILL_WL_ID))
-				continue;
-			if (!strcmp(type, "line") && text && !regexec(&re, text, 0, NULL, 0)) {
-				regfree(&re);
-				return 0;
-			}
-			if (!strcmp(type, "exit")) {
-				regfree(&re);
-				drill_reason(
-				    d, true,
-				    "job rank %u on %s exited (status %lld) before it said "
-				    "ready (/%s/)",
-				    i, r->node,
-				    json_integer_value(json_object_get(ev, "exit_status")),
-				    r->ready);
-				return -ECHILD;
-			}
-		}
-		if (rc_now_ns() > deadline || drill_stop_requested) {
-			regfree(&re);
-			drill_reason(d, true,
-				     "job rank %u on %s printed no line matching /%s/ within %d s",
-				     i, r->node, r->ready, DRILL_JOB_READY_MS / 1000);
-			return -ETIMEDOUT;
-		}
-		fleet_pump(&d->fl, 100);
+	ret = drill_await_event(d, w->job->ready_within_ms, dj_ready_or_exit, &r, &ev);
+	regfree(&r.re);
+	if (ret) {
+		drill_reason(d, true,
+			     "job rank %u on %s printed no line matching /%s/ within %.0f s "
+			     "(ready_within)",
+			     i, r.rank->node, r.rank->ready, w->job->ready_within_ms / 1000.0);
+		return ret;
 	}
+	if (!strcmp(json_string_value(json_object_get(ev, "type")), "exit")) {
+		drill_reason(d, true,
+			     "job rank %u on %s exited (status %lld) before it said ready (/%s/)",
+			     i, r.rank->node,
+			     json_integer_value(json_object_get(ev, "exit_status")), r.rank->ready);
+		return -ECHILD;
+	}
+	return 0;
 }
 
 /* "SCENARIO-HEX": the drill's name (its characters that a tag may hold) and its start time. */
@@ -202,78 +206,106 @@ static void dj_make_tag(struct drill *d)
 		 (unsigned long long)d->started_wall_ns);
 }
 
+int drill_job_start_rank(struct drill *d, struct drill_flow *f, unsigned int i, char *err,
+			 size_t errlen)
+{
+	const struct sc_job *j = f->w->job;
+	const char *node = j->ranks[i].node;
+	struct fl_agent *a = fleet_find(&d->fl, node);
+	json_t *job = dj_request(d, f->w, i, err, errlen), *req, *res = NULL;
+	int ret;
+
+	if (!job)
+		return -EINVAL;
+	if (json_array_size(d->job.commands) > i)
+		json_array_set(d->job.commands, i, json_object_get(job, "argv"));
+	else
+		json_array_append(d->job.commands, json_object_get(job, "argv"));
+	req = json_pack("{s:s, s:s, s:b, s:s, s:o}", "op", "workload_start", "wl_id", f->wl_id,
+			"stop_on_close", 1, "role", j->launcher ? "launcher" : "rank", "job", job);
+	drill_workload_needs(d, node, req);
+	/* the last rank starts the traffic: the drill's t0, unless it says when it is ready */
+	if (i == j->nr_ranks - 1 && !j->ranks[i].ready[0] && !d->job.t0_set) {
+		fleet_set_t0(&d->fl, rc_now_ns());
+		d->job.t0_set = true;
+	}
+	ret = a ? fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, errlen) : -ENOENT;
+	if (!a)
+		snprintf(err, errlen, "no agent for %s", node);
+	json_decref(req);
+	if (!ret) {
+		d->job.started[i] = true;
+		d->job.exited[i] = d->job.time_limit[i] = false;
+		d->job.pid[i] = (int)json_integer_value(json_object_get(res, "pid"));
+		prog_event("rdmachaos: job rank %u started on %s", i, node);
+	}
+	json_decref(res);
+	return ret;
+}
+
 int drill_job_start(struct drill *d, struct drill_flow *f)
 {
-	const struct sc_workload *w = f->w;
-	const struct sc_job *j = w->job;
+	const struct sc_job *j = f->w->job;
 	char err[512];
 	unsigned int i;
 	int ret;
 
 	d->job.stop_ms = -1;
 	d->job.last_tp_ms = -1;
+	d->job.restart_at_ms = -1;
+	d->job.restart_rank = -1;
 	dj_make_tag(d);
 	if (!d->job.path)
 		d->job.path = json_array();
 	if (!d->job.commands)
 		d->job.commands = json_array();
+	if (!d->job.restarts)
+		d->job.restarts = json_array();
 	for (i = 0; i < j->nr_ranks; i++) {
-		const char *node = j->ranks[i].node;
-		struct fl_agent *a = fleet_find(&d->fl, node);
-		json_t *job = dj_request(d, w, i, err, sizeof(err)), *req, *res = NULL;
-
-		if (!job) {
-			drill_reason(d, true, "job rank %u on %s: %s", i, node, err);
-			return -EINVAL;
-		}
-		json_array_append(d->job.commands, json_object_get(job, "argv"));
-		req = json_pack("{s:s, s:s, s:b, s:s, s:o}", "op", "workload_start", "wl_id",
-				f->wl_id, "stop_on_close", 1, "role",
-				j->launcher ? "launcher" : "rank", "job", job);
-		drill_workload_needs(d, node, req);
-		/* the last rank starts the traffic: the drill's t0, or once it says it is ready */
-		if (i == j->nr_ranks - 1 && !j->ranks[i].ready[0])
-			fleet_set_t0(&d->fl, rc_now_ns());
-		ret = fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err));
-		json_decref(req);
-		json_decref(res);
+		ret = drill_job_start_rank(d, f, i, err, sizeof(err));
 		if (ret) {
-			drill_reason(d, true, "job rank %u on %s: %s", i, node, err);
+			drill_reason(d, true, "job rank %u on %s: %s", i, j->ranks[i].node, err);
 			return ret;
 		}
-		d->job.started[i] = true;
-		prog_event("rdmachaos: job rank %u started on %s", i, node);
-		if (j->ranks[i].ready[0] && (ret = dj_await_ready(d, w, i)))
+		if (j->ranks[i].ready[0] && (ret = dj_await_ready(d, f->w, i)))
 			return ret;
-		if (i == j->nr_ranks - 1 && j->ranks[i].ready[0])
+		if (i == j->nr_ranks - 1 && j->ranks[i].ready[0] && !d->job.t0_set) {
 			fleet_set_t0(&d->fl, rc_now_ns());
+			d->job.t0_set = true;
+		}
 	}
 	return 0;
+}
+
+void drill_job_stop_rank(struct drill *d, struct drill_flow *f, unsigned int i)
+{
+	const char *node = f->w->job->ranks[i].node;
+	struct fl_agent *a = fleet_find(&d->fl, node);
+	json_t *req, *res = NULL;
+	char err[512];
+
+	if (!d->job.started[i] || !a || !a->connected)
+		return;
+	req = json_pack("{s:s, s:s, s:i}", "op", "workload_stop", "wl_id", f->wl_id, "timeout_ms",
+			5000);
+	d->job.stopping[i] = true;
+	if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
+		drill_reason(d, false, "stopping job rank %u on %s: %s", i, node, err);
+	d->job.stopping[i] = false;
+	json_decref(req);
+	json_decref(res);
+	d->job.started[i] = false;
 }
 
 /* The last ranks first: a client before its server, as for the stream. */
 void drill_job_stop(struct drill *d, struct drill_flow *f)
 {
-	const struct sc_job *j = f->w->job;
 	unsigned int i;
 
 	d->job.stop_ms = drill_now_ms(d);
-	for (i = j->nr_ranks; i-- > 0;) {
-		struct fl_agent *a = fleet_find(&d->fl, j->ranks[i].node);
-		json_t *req, *res = NULL;
-		char err[512];
-
-		if (!d->job.started[i] || !a || !a->connected)
-			continue;
-		req = json_pack("{s:s, s:s, s:i}", "op", "workload_stop", "wl_id", f->wl_id,
-				"timeout_ms", 5000);
-		if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
-			drill_reason(d, false, "stopping job rank %u on %s: %s", i,
-				     j->ranks[i].node, err);
-		json_decref(req);
-		json_decref(res);
-		d->job.started[i] = false;
-	}
+	d->job.restart_at_ms = -1;
+	for (i = f->w->job->nr_ranks; i-- > 0;)
+		drill_job_stop_rank(d, f, i);
 }
 
 /* The factor from a throughput rule's unit to MB/s (10^6 bytes/s); 1 for what is not a rate. */
@@ -307,12 +339,17 @@ json_t *drill_job_map(struct drill *d, const json_t *ev)
 	if (!w->job || !type || !wl || strcmp(wl, DRILL_WL_ID))
 		return NULL;
 	rank = dj_rank_of(w->job, node);
-	if (!strcmp(type, "exit") && rank >= 0 && !d->job.exited[rank]) {
+	/* an exit of the rank's current process (not of one a restart replaced) */
+	if (!strcmp(type, "exit") && rank >= 0 && !d->job.exited[rank] &&
+	    (!d->job.pid[rank] ||
+	     json_integer_value(json_object_get(ev, "pid")) == d->job.pid[rank])) {
 		d->job.exited[rank] = true;
 		d->job.exit_status[rank] =
 		    (int)json_integer_value(json_object_get(ev, "exit_status"));
 		d->job.exit_ms[rank] = json_number_value(json_object_get(ev, "t_ms"));
 		d->job.time_limit[rank] = json_is_true(json_object_get(ev, "time_limit"));
+		if (!d->job.stopping[rank])
+			drill_job_exited(d, (unsigned int)rank);
 		return NULL;
 	}
 	if (!strcmp(type, "job_sample") &&
@@ -472,7 +509,7 @@ static json_t *dj_judge_path(struct drill *d, unsigned int ni, json_t *problems)
 	const json_t *r2 = dj_path_rec(d, node, DJ_AT_END);
 	const json_t *res1 = json_object_get(r1, "result"), *q, *s;
 	double p0, p1, b0, b1, tcp = 0;
-	char devs[256] = "", sentence[1024], why[256] = "", tcpbuf[32], rbuf[32];
+	char devs[256] = "", finding[960], sentence[1024], why[256] = "", tcpbuf[32], rbuf[32];
 	unsigned int rts = 0, exited = 0;
 	const char *verdict;
 	bool hb0, hb1;
@@ -483,11 +520,8 @@ static json_t *dj_judge_path(struct drill *d, unsigned int ni, json_t *problems)
 		    d->job.exit_ms[k] < (double)(d->sc.warmup_ms + d->sc.baseline_ms))
 			exited++;
 	if (exited == j->nr_ranks) {
-		snprintf(
-		    sentence, sizeof(sentence),
-		    "rdma path on %s: cannot be checked: the job had exited before the baseline "
-		    "ended",
-		    node);
+		snprintf(finding, sizeof(finding),
+			 "cannot be checked: the job had exited before the baseline ended");
 		verdict = "unknown";
 		goto out;
 	}
@@ -500,8 +534,7 @@ static json_t *dj_judge_path(struct drill *d, unsigned int ni, json_t *problems)
 			 : json_string_value(json_object_get(bad, "error"))
 			     ?: json_string_value(json_object_get(res1, "qps_error"))
 				    ?: json_string_value(json_object_get(res1, "tcp_error")) ?: "?");
-		snprintf(sentence, sizeof(sentence), "rdma path on %s: cannot be checked: %s", node,
-			 why);
+		snprintf(finding, sizeof(finding), "cannot be checked: %s", why);
 		verdict = "unknown";
 		goto out;
 	}
@@ -535,24 +568,25 @@ static json_t *dj_judge_path(struct drill *d, unsigned int ni, json_t *problems)
 			 "%s over TCP to its peers (more than rdma_path.max_tcp_bytes)", tcpbuf);
 	verdict = why[0] ? "fail" : "verified";
 	if (why[0])
-		snprintf(
-		    sentence, sizeof(sentence),
-		    "rdma path on %s: NOT verified: %s (%u QPs connected%s%s, %s over RDMA in the "
-		    "baseline, %s over TCP)",
-		    node, why, rts, devs[0] ? " on " : "", devs, rbuf, tcpbuf);
+		snprintf(finding, sizeof(finding),
+			 "NOT verified: %s (%u QPs connected%s%s, %s over RDMA in the baseline, %s "
+			 "over TCP)",
+			 why, rts, devs[0] ? " on " : "", devs, rbuf, tcpbuf);
 	else
-		snprintf(sentence, sizeof(sentence),
-			 "rdma path on %s: verified: %u QPs connected on %s, %s over RDMA in the "
-			 "baseline, %s over TCP",
-			 node, rts, devs, rbuf, tcpbuf);
+		snprintf(
+		    finding, sizeof(finding),
+		    "verified: %u QPs connected on %s, %s over RDMA in the baseline, %s over TCP",
+		    rts, devs, rbuf, tcpbuf);
 out:
+	snprintf(sentence, sizeof(sentence), "rdma path on %s: %s", node, finding);
 	prog_event("rdmachaos: %s", sentence);
 	if (!strcmp(verdict, "fail") && j->path_required)
 		json_array_append_new(problems, json_string(sentence));
 	else if (!strcmp(verdict, "unknown") && j->path_required)
 		drill_reason(d, true, "%s", sentence);
-	return json_pack("{s:s, s:s, s:s, s:i, s:f}", "node", node, "verdict", verdict, "sentence",
-			 sentence, "qps_rts", (int)rts, "tcp_bytes", tcp);
+	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "node", node, "verdict", verdict,
+			 "sentence", sentence, "finding", finding, "qps_rts", (int)rts, "tcp_bytes",
+			 tcp);
 }
 
 /* The outcome the drill demands of the job's exits. */
@@ -561,31 +595,35 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 	static const char *const want[] = {
 	    [SC_JOB_ANY] = "any", [SC_JOB_SUCCEED] = "succeed", [SC_JOB_SURVIVE] = "survive"};
 	const struct sc_job *j = d->sc.workload.job;
-	char sentence[512] = "";
+	size_t nr_restarts = json_array_size(d->job.restarts);
+	char sentence[640] = "", restarts[96] = "";
 	unsigned int i;
 	bool ok = true;
 
+	if (j->max_restarts)
+		snprintf(restarts, sizeof(restarts), " after %zu of its %u restarts", nr_restarts,
+			 j->max_restarts);
 	for (i = 0; i < j->nr_ranks && ok; i++) {
 		bool early =
 		    d->job.exited[i] && (d->job.stop_ms < 0 || d->job.exit_ms[i] < d->job.stop_ms);
 
 		if (j->outcome == SC_JOB_SURVIVE && early) {
 			ok = false;
-			snprintf(sentence, sizeof(sentence),
-				 "job: rank %u on %s exited (status %d) at %.1f s%s; the drill "
-				 "demands that it survive",
-				 i, j->ranks[i].node, d->job.exit_status[i],
-				 d->job.exit_ms[i] / 1000.0,
-				 d->job.time_limit[i] ? ", stopped at its time limit" : "");
+			snprintf(
+			    sentence, sizeof(sentence),
+			    "job: rank %u on %s exited (status %d) at %.1f s%s%s; the drill "
+			    "demands that it survive",
+			    i, j->ranks[i].node, d->job.exit_status[i], d->job.exit_ms[i] / 1000.0,
+			    d->job.time_limit[i] ? ", stopped at its time limit" : "", restarts);
 		} else if (j->outcome == SC_JOB_SUCCEED && !(early && !d->job.exit_status[i])) {
 			ok = false;
 			if (early)
 				snprintf(
 				    sentence, sizeof(sentence),
-				    "job: rank %u on %s failed (exit status %d at %.1f s); the "
+				    "job: rank %u on %s failed (exit status %d at %.1f s%s); the "
 				    "drill demands that it succeed",
 				    i, j->ranks[i].node, d->job.exit_status[i],
-				    d->job.exit_ms[i] / 1000.0);
+				    d->job.exit_ms[i] / 1000.0, restarts);
 			else
 				snprintf(
 				    sentence, sizeof(sentence),
@@ -594,13 +632,18 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 				    i, j->ranks[i].node);
 		}
 	}
-	if (ok)
+	if (ok && nr_restarts)
+		snprintf(sentence, sizeof(sentence),
+			 "job: outcome %s: met after %zu restart%s (at most %u)", want[j->outcome],
+			 nr_restarts, nr_restarts == 1 ? "" : "s", j->max_restarts);
+	else if (ok)
 		snprintf(sentence, sizeof(sentence), "job: outcome %s: met", want[j->outcome]);
 	else
 		json_array_append_new(problems, json_string(sentence));
 	prog_event("rdmachaos: %s", sentence);
-	return json_pack("{s:s, s:b, s:s}", "want", want[j->outcome], "ok", ok, "sentence",
-			 sentence);
+	return json_pack("{s:s, s:b, s:s, s:i, s:i}", "want", want[j->outcome], "ok", ok,
+			 "sentence", sentence, "restarts", (int)nr_restarts, "max_restarts",
+			 (int)j->max_restarts);
 }
 
 void drill_job_judge(struct drill *d, json_t *problems)
@@ -616,18 +659,20 @@ void drill_job_judge(struct drill *d, json_t *problems)
 		bool stopped =
 		    d->job.exited[i] && d->job.stop_ms >= 0 && d->job.exit_ms[i] >= d->job.stop_ms;
 
-		json_array_append_new(ranks, json_pack("{s:s, s:i, s:b, s:b, s:i, s:O}", "node",
-						       j->ranks[i].node, "rank", (int)i, "exited",
-						       d->job.exited[i], "stopped", stopped,
+		json_array_append_new(ranks, json_pack("{s:s, s:i, s:b, s:b, s:b, s:i, s:O}",
+						       "node", j->ranks[i].node, "rank", (int)i,
+						       "exited", d->job.exited[i], "stopped",
+						       stopped, "time_limit", d->job.time_limit[i],
 						       "exit_status", d->job.exit_status[i],
 						       "command", cmd ? cmd : json_null()));
 	}
 	for (i = 0; i < j->nr_nodes; i++)
 		json_array_append_new(paths, dj_judge_path(d, i, problems));
 	json_decref(d->job.report);
-	d->job.report = json_pack("{s:s, s:o, s:o, s:o, s:O}", "tag", d->job.tag, "ranks", ranks,
-				  "outcome", dj_judge_outcome(d, problems), "rdma_path", paths,
-				  "evidence", d->job.path ? d->job.path : json_null());
+	d->job.report = json_pack("{s:s, s:o, s:o, s:o, s:O, s:O}", "tag", d->job.tag, "ranks",
+				  ranks, "outcome", dj_judge_outcome(d, problems), "rdma_path",
+				  paths, "evidence", d->job.path ? d->job.path : json_null(),
+				  "restarts", d->job.restarts ? d->job.restarts : json_null());
 }
 
 /* The path at the drill's end: asked before the ranks are stopped. */
@@ -642,5 +687,6 @@ void drill_job_free(struct drill *d)
 	json_decref(d->job.path);
 	json_decref(d->job.report);
 	json_decref(d->job.commands);
-	d->job.path = d->job.report = d->job.commands = NULL;
+	json_decref(d->job.restarts);
+	d->job.path = d->job.report = d->job.commands = d->job.restarts = NULL;
 }

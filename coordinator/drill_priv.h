@@ -7,6 +7,7 @@
 #define RC_DRILL_PRIV_H
 
 #include <jansson.h>
+#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,7 +35,17 @@ struct drill_job {
 	int exit_status[SC_JOB_MAX_RANKS];
 	double exit_ms[SC_JOB_MAX_RANKS];
 	bool time_limit[SC_JOB_MAX_RANKS]; /* the agent stopped it at its time limit */
-	double stop_ms;			   /* when the drill started stopping it; -1 before */
+	int pid[SC_JOB_MAX_RANKS];	   /* the rank's current process (the agent's answer) */
+	bool stopping[SC_JOB_MAX_RANKS];   /* a restart is stopping it: its exit is no failure */
+	bool t0_set;			   /* the drill's clock started with the last rank */
+	/* restarts (drill_job_restart.c): [{rank, node, exit_status, exit_ms, restart_ms, up_ms}]
+	 */
+	json_t *restarts;
+	double restart_at_ms; /* the next restart is due then; -1 none */
+	int restart_rank;     /* the rank a restart waits to say ready; -1 none */
+	size_t restart_seen;  /* events looked at for its ready line */
+	double restart_deadline_ms;
+	double stop_ms;	   /* when the drill started stopping it; -1 before */
 	double last_tp_ms; /* the last throughput sample's time; -1 before the first */
 	bool path_at[3];   /* job_path asked at the baseline's start, its end, the drill's end */
 	json_t *path;	   /* [{when, node, result | error}] */
@@ -89,6 +100,9 @@ struct drill {
 
 /* drill.c, for drill_job.c */
 double drill_now_ms(const struct drill *d);
+typedef bool (*drill_event_match_fn)(json_t *ev, void *arg);
+int drill_await_event(struct drill *d, uint64_t timeout_ms, drill_event_match_fn match, void *arg,
+		      json_t **found);
 void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int drill_rail_addr(struct drill *d, const char *node, int rail, char *buf, size_t len);
@@ -97,6 +111,15 @@ const char *drill_device_of(struct drill *d, const char *node, const char *netde
 
 /* drill_job.c: a job as the drill's workload (docs/SCENARIOS.md, "Jobs") */
 int drill_job_start(struct drill *d, struct drill_flow *f);
+int drill_job_start_rank(struct drill *d, struct drill_flow *f, unsigned int i, char *err,
+			 size_t errlen);
+void drill_job_stop_rank(struct drill *d, struct drill_flow *f, unsigned int i);
+/* ev is the node's rank's line matching re (1), its exit (-1), or neither (0) */
+int drill_job_ready_event(const json_t *ev, const char *node, const regex_t *re);
+/* drill_job_restart.c: a rank's process exited by itself; a restart is due when allowed */
+void drill_job_exited(struct drill *d, unsigned int rank);
+/* runs a due restart, one step a call: stop what is left, start the ranks in order */
+void drill_job_restart_tick(struct drill *d, double now_ms);
 void drill_job_stop(struct drill *d, struct drill_flow *f);
 /* A job's event in the stream's terms (interval, error), or NULL; a new reference. */
 json_t *drill_job_map(struct drill *d, const json_t *ev);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "coordinator/job_template.h"
+#include "common/errbuf.h"
 
 #define JT_NAME_LEN 64
 
@@ -29,26 +30,14 @@ static void jt_put(struct jt_out *o, const char *s, size_t n)
 	o->buf[o->n] = '\0';
 }
 
-static int jt_fail(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int jt_fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 static int jt_rail(const char *s, const char *ph, int *rail, char *err, size_t errlen)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
 
 	if (!*s || *end || v > 63)
-		return jt_fail(err, errlen, "{%s}: \"%s\" is not a rail number (0..63)", ph, s);
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "{%s}: \"%s\" is not a rail number (0..63)", ph, s);
 	*rail = (int)v;
 	return 0;
 }
@@ -61,8 +50,8 @@ static int jt_addr(const struct jt_ctx *ctx, const char *node, int rail, const c
 
 	if (!ctx->addr) {
 		if (ctx->node_ok && !ctx->node_ok(ctx->arg, node))
-			return jt_fail(err, errlen, "{%s}: %s is not a node of this drill", ph,
-				       node);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "{%s}: %s is not a node of this drill", ph, node);
 		jt_put(o, "192.0.2.1", 9);
 		return 0;
 	}
@@ -124,18 +113,20 @@ static int jt_one(const char *ph, const struct jt_ctx *ctx, struct jt_out *o, ch
 	if (!strncmp(ph, "addr:", 5)) {
 		colon = strrchr(ph + 5, ':');
 		if (!colon || colon == ph + 5 || (size_t)(colon - ph - 5) >= sizeof(node))
-			return jt_fail(err, errlen,
-				       "{%s}: write {addr:NODE:RAIL}, e.g. {addr:node-b:0}", ph);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "{%s}: write {addr:NODE:RAIL}, e.g. {addr:node-b:0}",
+					   ph);
 		snprintf(node, sizeof(node), "%.*s", (int)(colon - ph - 5), ph + 5);
 		if ((ret = jt_rail(colon + 1, ph, &rail, err, errlen)))
 			return ret;
 		return jt_addr(ctx, node, rail, ph, o, err, errlen);
 	}
-	return jt_fail(err, errlen,
-		       "{%s} is not a placeholder; use {rank}, {size}, {node}, {nodes}, "
-		       "{addr:NODE:RAIL}, {addrs:RAIL}, {duration_s}, {bindir}, or {{ and }} for a "
-		       "brace",
-		       ph);
+	return errbuf_fail(
+	    err, errlen, -EINVAL,
+	    "{%s} is not a placeholder; use {rank}, {size}, {node}, {nodes}, "
+	    "{addr:NODE:RAIL}, {addrs:RAIL}, {duration_s}, {bindir}, or {{ and }} for a "
+	    "brace",
+	    ph);
 }
 
 int jt_expand(const char *tmpl, const struct jt_ctx *ctx, char *out, size_t len, char *err,
@@ -157,20 +148,21 @@ int jt_expand(const char *tmpl, const struct jt_ctx *ctx, char *out, size_t len,
 			continue;
 		}
 		if (*p == '}')
-			return jt_fail(err, errlen,
-				       "a lone '}' (write }} for a brace) in \"%.200s\"", tmpl);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "a lone '}' (write }} for a brace) in \"%.200s\"", tmpl);
 		if (*p != '{') {
 			jt_put(&o, p++, 1);
 			continue;
 		}
 		close = strchr(p, '}');
 		if (!close)
-			return jt_fail(err, errlen,
-				       "an unclosed '{' (write {{ for a brace) in \"%.200s\"",
-				       tmpl);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "an unclosed '{' (write {{ for a brace) in \"%.200s\"",
+					   tmpl);
 		if ((size_t)(close - p - 1) >= sizeof(ph))
-			return jt_fail(err, errlen, "a placeholder longer than %zu characters",
-				       sizeof(ph) - 1);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "a placeholder longer than %zu characters",
+					   sizeof(ph) - 1);
 		snprintf(ph, sizeof(ph), "%.*s", (int)(close - p - 1), p + 1);
 		if ((ret = jt_one(ph, ctx, &o, err, errlen)))
 			return ret;

@@ -47,7 +47,7 @@ static void usage(FILE *f)
 	    "  lab up [--nodes N] [--rails R] [--accel tcg|kvm|auto] | status | exec NODE -- CMD | "
 	    "down\n"
 	    "        the multi-node Soft-RoCE lab (one QEMU guest per node, R rails each)\n"
-	    "  call HOST:PORT JSON [--events SECONDS] [--peer NAME]\n"
+	    "  call HOST:PORT JSON [--events SECONDS [--until KEY=VALUE]] [--peer NAME]\n"
 	    "        send one request to an agent and print the answer (and events); the agent's\n"
 	    "        certificate must name NAME (default: the lab node at HOST:PORT, or HOST)\n"
 	    "  certs init | issue NAME [--dir DIR] [--days N] [--san NAME,...]\n"
@@ -91,6 +91,7 @@ enum {
 	OPT_TLS_KEY,
 	OPT_INSECURE,
 	OPT_EVENTS,
+	OPT_UNTIL,
 	OPT_PEER,
 	OPT_ALERT_TOKEN,
 };
@@ -257,21 +258,37 @@ static int cmd_lab(int argc, char **argv)
 	return RC_EXIT_INTERNAL;
 }
 
+/* --until KEY=VALUE: the event that ends the listening, once seen. */
+struct call_until {
+	char key[64];
+	const char *value; /* NULL: listen for the whole --events time */
+	bool seen;
+};
+
 static int call_print_event(struct rc_conn *c, uint16_t type, json_t *msg, void *arg)
 {
+	struct call_until *u = arg;
 	char *s = json_dumps(msg, JSON_COMPACT);
+	const json_t *v;
 
 	printf("%s\n", s ? s : "{}");
 	fflush(stdout);
 	free(s);
+	if (u && u->value && (v = json_object_get(msg, u->key)) &&
+	    !strcmp(json_is_string(v) ? json_string_value(v) : "", u->value))
+		u->seen = true;
 	return 0;
 }
 
 static void call_usage(FILE *f)
 {
-	fprintf(f, "usage: rdmachaos call HOST:PORT JSON [--events SECONDS] [--peer NAME]\n"
-		   "         [--tls-dir DIR | --ca F --cert F --key F | --insecure-plaintext]\n"
+	fprintf(f, "usage: rdmachaos call HOST:PORT JSON [--events SECONDS [--until KEY=VALUE]]\n"
+		   "         [--peer NAME] [--tls-dir DIR | --ca F --cert F --key F |\n"
+		   "         --insecure-plaintext]\n"
 		   "  e.g. rdmachaos call 127.0.0.1:17700 '{\"op\":\"inventory\"}'\n"
+		   "  --events S   subscribe first, and print the agent's events for S seconds\n"
+		   "  --until K=V  stop listening once an event whose K is the string V came,\n"
+		   "               e.g. --events 60 --until action=revert\n"
 		   "  --peer NAME  the name the agent's certificate must carry (default: the lab\n"
 		   "               node at HOST:PORT, else HOST); TLS flags: rdmachaos --help\n");
 }
@@ -280,6 +297,7 @@ static int cmd_call(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"events", required_argument, NULL, OPT_EVENTS},
+	    {"until", required_argument, NULL, OPT_UNTIL},
 	    {"peer", required_argument, NULL, OPT_PEER},
 	    TLS_LONG_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
@@ -290,8 +308,9 @@ static int cmd_call(int argc, char **argv)
 	struct rc_conn conn;
 	json_error_t jerr;
 	json_t *req, *resp = NULL;
+	struct call_until until = {.value = NULL};
 	double events_s = 0;
-	const char *addr, *peer = NULL;
+	const char *addr, *peer = NULL, *eq;
 	char err[1024];
 	char *s, *num_end;
 	int c, ret;
@@ -309,6 +328,18 @@ static int cmd_call(int argc, char **argv)
 				return RC_EXIT_USAGE;
 			}
 			break;
+		case OPT_UNTIL:
+			eq = strchr(optarg, '=');
+			if (!eq || eq == optarg || (size_t)(eq - optarg) >= sizeof(until.key)) {
+				fprintf(stderr,
+					"rdmachaos call: --until '%s': want KEY=VALUE, e.g. "
+					"action=revert\n",
+					optarg);
+				return RC_EXIT_USAGE;
+			}
+			memcpy(until.key, optarg, (size_t)(eq - optarg));
+			until.value = eq + 1;
+			break;
 		case OPT_PEER:
 			peer = optarg;
 			break;
@@ -322,6 +353,11 @@ static int cmd_call(int argc, char **argv)
 	}
 	if (optind != argc - 2) {
 		call_usage(stderr);
+		return RC_EXIT_USAGE;
+	}
+	if (until.value && events_s <= 0) {
+		fprintf(stderr,
+			"rdmachaos call: --until listens for events: add --events SECONDS\n");
 		return RC_EXIT_USAGE;
 	}
 	addr = argv[optind];
@@ -348,11 +384,11 @@ static int cmd_call(int argc, char **argv)
 		    json_pack("{s:s,s:i}", "op", "subscribe", "counters_interval_ms", 1000);
 		json_t *none = NULL;
 
-		rc_conn_call(&conn, sub, 5000, &none, call_print_event, NULL);
+		rc_conn_call(&conn, sub, 5000, &none, call_print_event, &until);
 		json_decref(sub);
 		json_decref(none);
 	}
-	ret = rc_conn_call(&conn, req, 30000, &resp, call_print_event, NULL);
+	ret = rc_conn_call(&conn, req, 30000, &resp, call_print_event, &until);
 	if (!ret) {
 		s = json_dumps(resp, JSON_COMPACT);
 		printf("%s\n", s);
@@ -371,10 +407,10 @@ static int cmd_call(int argc, char **argv)
 	if (events_s > 0) {
 		uint64_t end = rc_now_ns() + (uint64_t)(events_s * 1e9);
 
-		while (rc_now_ns() < end) {
+		while (rc_now_ns() < end && !until.seen) {
 			json_t *none = NULL;
 			json_t *ping = json_pack("{s:s}", "op", "time");
-			int r = rc_conn_call(&conn, ping, 200, &none, call_print_event, NULL);
+			int r = rc_conn_call(&conn, ping, 200, &none, call_print_event, &until);
 
 			json_decref(ping);
 			json_decref(none);

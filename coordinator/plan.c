@@ -314,7 +314,8 @@ static void plan_job(FILE *f, const struct sc_workload *w)
 			fprintf(f, " %s", json_string_value(json_array_get(j->ranks[i].argv, k)));
 		fputc('\n', f);
 		if (j->ranks[i].ready[0])
-			fprintf(f, "      ready when a line matches /%s/\n", j->ranks[i].ready);
+			fprintf(f, "      ready when a line matches /%s/ (within %.0f s)\n",
+				j->ranks[i].ready, j->ready_within_ms / 1000.0);
 	}
 	if (j->tp_regex[0])
 		fprintf(f, "    throughput: /%s/ group %u%s%s%s%s\n", j->tp_regex, j->tp_group,
@@ -323,7 +324,12 @@ static void plan_job(FILE *f, const struct sc_workload *w)
 	fprintf(f, "    error lines:");
 	for (i = 0; i < j->nr_errors; i++)
 		fprintf(f, " /%s/", j->errors[i]);
-	fprintf(f, "\n    outcome: %s; rdma path: %s", outcome[j->outcome],
+	fprintf(f, "\n    outcome: %s", outcome[j->outcome]);
+	if (j->max_restarts)
+		fprintf(f, ", restarted at most %u time%s (%.0f s after a rank exits)",
+			j->max_restarts, j->max_restarts == 1 ? "" : "s",
+			j->restart_after_ms / 1000.0);
+	fprintf(f, "; rdma path: %s",
 		j->path_required ? "must be proven" : "checked, not required");
 	if (j->path_required)
 		fprintf(f,

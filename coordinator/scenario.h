@@ -36,6 +36,9 @@ enum sc_op { SC_OP_WRITE, SC_OP_SEND };
 #define SC_JOB_MAX_RANKS 64
 #define SC_JOB_MAX_ERRORS 8
 #define SC_JOB_REGEX_LEN 256
+#define SC_JOB_READY_MS 120000 /* ready_within's default: an MPI job starts in ~25 s in the lab */
+#define SC_JOB_READY_MAX_MS 1800000
+#define SC_JOB_MAX_RESTARTS 16
 
 enum sc_job_outcome {
 	SC_JOB_ANY,	/* its exit is reported, not judged */
@@ -57,9 +60,10 @@ struct sc_job {
 	/* the nodes the job runs on, whose RDMA path is proven: nodes:, else the ranks' */
 	char nodes[SC_JOB_MAX_RANKS][SC_NAME_LEN];
 	unsigned int nr_nodes;
-	json_t *env;		/* NAME: template, for every rank; NULL none */
-	char cwd[256];		/* "" the agent's */
-	uint64_t time_limit_ms; /* the agent stops it then; 0: ready wait + length + 60 s */
+	json_t *env;		  /* NAME: template, for every rank; NULL none */
+	char cwd[256];		  /* "" the agent's */
+	uint64_t ready_within_ms; /* each rank's ready line within this; default 120 s */
+	uint64_t time_limit_ms;	  /* the agent stops it then; 0: ready wait + length + 60 s */
 	/* the throughput samples: a line matching tp_regex, the number in group tp_group */
 	char tp_regex[SC_JOB_REGEX_LEN];
 	unsigned int tp_group;
@@ -68,8 +72,10 @@ struct sc_job {
 	char errors[SC_JOB_MAX_ERRORS][SC_JOB_REGEX_LEN]; /* lines that are a detection signal */
 	unsigned int nr_errors;
 	enum sc_job_outcome outcome;
-	bool path_required;	/* rdma_path.required: no proof of RDMA fails the drill */
-	uint64_t max_tcp_bytes; /* rdma_path.max_tcp_bytes towards the peers' rail addresses */
+	unsigned int max_restarts; /* restarts.max: the drill starts an exited job again */
+	uint64_t restart_after_ms; /* restarts.after: from a rank's exit to the restart */
+	bool path_required;	   /* rdma_path.required: no proof of RDMA fails the drill */
+	uint64_t max_tcp_bytes;	   /* rdma_path.max_tcp_bytes towards the peers' rail addresses */
 };
 
 struct sc_workload {

@@ -292,6 +292,31 @@ static int sc_job_throughput(struct pctx *c, yaml_node_t *m, const char *path, s
 	return st;
 }
 
+/* restarts: {max, after}: how often the drill may start the job again, and when. */
+static int sc_job_restarts(struct pctx *c, yaml_node_t *m, const char *path, struct sc_job *j)
+{
+	static const char *const keys[] = {"max", "after", NULL};
+	char kpath[YD_PATH_LEN];
+	yaml_node_t *n;
+	uint64_t v;
+	int st = 0;
+
+	if (yd_want_map(c->d, m, path))
+		return -EINVAL;
+	scp_keep(&st, yd_check_keys(c->d, m, path, keys));
+	yd_join(kpath, path, "max");
+	if (!(n = yd_map_get(c->d, m, "max")))
+		scp_keep(&st, scp_missing(c, m, path, "max",
+					  "how many times the drill may start the job again, e.g. "
+					  "restarts: {max: 1, after: 10s}"));
+	else if (!scp_keep(&st, yd_get_uint(c->d, n, kpath, 1, SC_JOB_MAX_RESTARTS, &v)))
+		j->max_restarts = (unsigned int)v;
+	yd_join(kpath, path, "after");
+	if ((n = yd_map_get(c->d, m, "after")))
+		scp_keep(&st, yd_get_duration(c->d, n, kpath, &j->restart_after_ms));
+	return st;
+}
+
 static int sc_job_path(struct pctx *c, yaml_node_t *m, const char *path, struct sc_job *j)
 {
 	static const char *const keys[] = {"required", "max_tcp_bytes", NULL};
@@ -320,9 +345,10 @@ static int sc_job_path(struct pctx *c, yaml_node_t *m, const char *path, struct 
 
 int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_workload *w)
 {
-	static const char *const keys[] = {
-	    "kind",   "ranks",	 "launcher",  "env",   "cwd",	"time_limit", "throughput",
-	    "errors", "outcome", "rdma_path", "rails", "nodes", NULL};
+	static const char *const keys[] = {"kind",	   "ranks",	 "launcher",   "env",
+					   "cwd",	   "time_limit", "throughput", "errors",
+					   "outcome",	   "rdma_path",	 "rails",      "nodes",
+					   "ready_within", "restarts",	 NULL};
 	char kpath[YD_PATH_LEN], ipath[YD_PATH_LEN], buf[32];
 	struct sc_job *j;
 	yaml_node_t *n;
@@ -365,6 +391,15 @@ int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_w
 	yd_join(kpath, path, "time_limit");
 	if ((n = yd_map_get(c->d, wl, "time_limit")))
 		scp_keep(&st, scp_get_duration_pos(c, n, kpath, &j->time_limit_ms));
+	yd_join(kpath, path, "ready_within");
+	j->ready_within_ms = SC_JOB_READY_MS;
+	if ((n = yd_map_get(c->d, wl, "ready_within")) &&
+	    !scp_keep(&st, scp_get_duration_pos(c, n, kpath, &j->ready_within_ms)) &&
+	    j->ready_within_ms > SC_JOB_READY_MAX_MS)
+		scp_keep(&st, yd_fail(c->d, n, kpath,
+				      "at most %d min: a rank that says nothing "
+				      "for longer is not starting",
+				      SC_JOB_READY_MAX_MS / 60000));
 	yd_join(kpath, path, "throughput");
 	if ((n = yd_map_get(c->d, wl, "throughput")))
 		scp_keep(&st, sc_job_throughput(c, n, kpath, j));
@@ -397,6 +432,14 @@ int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_w
 					      "exits 0), survive (still running at the end) or any",
 					      buf));
 	}
+	yd_join(kpath, path, "restarts");
+	j->restart_after_ms = 5000;
+	if ((n = yd_map_get(c->d, wl, "restarts")))
+		scp_keep(&st, sc_job_restarts(c, n, kpath, j));
+	if (n && j->max_restarts && j->outcome == SC_JOB_ANY)
+		scp_keep(&st, yd_fail(c->d, n, kpath,
+				      "a job is restarted only when the drill demands an outcome: "
+				      "add outcome: survive (or succeed)"));
 	yd_join(kpath, path, "rdma_path");
 	if ((n = yd_map_get(c->d, wl, "rdma_path")))
 		scp_keep(&st, sc_job_path(c, n, kpath, j));

@@ -25,6 +25,7 @@
 
 #include "injectors/inj_util.h"
 #include "injectors/mr_failure_mech.h"
+#include "common/errbuf.h"
 
 /* Every mechanism, for params.mechanism and a snapshot's "mechanism". */
 static const struct mr_mech_ops *const mr_mechs[] = {&mr_cgroup_ops, &mr_memlock_ops, &mr_shim_ops,
@@ -50,16 +51,6 @@ static const char *const mr_help[] = {
     "errno=name|int default ENOMEM (shim): the errno the failed registrations report",
     NULL,
 };
-
-int mr_bad(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 int mr_snap_str(const json_t *o, const char *key, char *buf, size_t len)
 {
@@ -96,10 +87,10 @@ static int mr_parse(const json_t *params, struct mr_params *p, char *err, size_t
 		return ret;
 	p->ops = mr_mech_find(mech);
 	if (!p->ops)
-		return mr_bad(err, errlen,
-			      "mr_failure: params.mechanism: %s (\"cgroup\", \"memlock\" or "
-			      "\"shim\")",
-			      json_object_get(params, "mechanism") ? "unknown" : "missing");
+		return errbuf_fail(err, errlen, -EINVAL,
+				   "mr_failure: params.mechanism: %s (\"cgroup\", \"memlock\" or "
+				   "\"shim\")",
+				   json_object_get(params, "mechanism") ? "unknown" : "missing");
 	json_object_foreach((json_t *)params, key, v) {
 		const char *const *k;
 
@@ -108,9 +99,9 @@ static int mr_parse(const json_t *params, struct mr_params *p, char *err, size_t
 		for (k = p->ops->keys; *k && strcmp(*k, key); k++)
 			;
 		if (!*k)
-			return mr_bad(err, errlen,
-				      "mr_failure: params.%s: not a parameter of mechanism %s", key,
-				      mech);
+			return errbuf_fail(err, errlen, -EINVAL,
+					   "mr_failure: params.%s: not a parameter of mechanism %s",
+					   key, mech);
 	}
 	return p->ops->parse(params, p, err, errlen);
 }

@@ -17,6 +17,7 @@
 #include "injectors/inj_rdmacg.h"
 #include "injectors/inj_util.h"
 #include "injectors/mr_failure_mech.h"
+#include "common/errbuf.h"
 
 /* params[key]: an integer in 0..INT32_MAX or "current" (-1); absent: def. */
 static int mr_parse_count(const json_t *params, const char *key, long long def, long long *out,
@@ -33,9 +34,10 @@ static int mr_parse_count(const json_t *params, const char *key, long long def, 
 		return 0;
 	}
 	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > INT32_MAX)
-		return mr_bad(err, errlen,
-			      "mr_failure: params.%s: must be an integer in 0..%d or \"current\"",
-			      key, INT32_MAX);
+		return errbuf_fail(
+		    err, errlen, -EINVAL,
+		    "mr_failure: params.%s: must be an integer in 0..%d or \"current\"", key,
+		    INT32_MAX);
 	*out = json_integer_value(v);
 	return 0;
 }
@@ -50,10 +52,11 @@ static int mr_cgroup_parse(const json_t *params, struct mr_params *p, char *err,
 
 		if (!s || !s[0] || strlen(s) >= sizeof(p->device) || strpbrk(s, "/ \t\n=") ||
 		    strlen(s) != json_string_length(dev))
-			return mr_bad(err, errlen,
-				      "mr_failure: params.device: must be an RDMA device name of "
-				      "1..%zu characters",
-				      sizeof(p->device) - 1);
+			return errbuf_fail(
+			    err, errlen, -EINVAL,
+			    "mr_failure: params.device: must be an RDMA device name of "
+			    "1..%zu characters",
+			    sizeof(p->device) - 1);
 		strcpy(p->device, s);
 	}
 	ret = mr_parse_count(params, "hca_object", -1, &p->hca_object, err, errlen);

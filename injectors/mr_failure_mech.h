@@ -106,7 +106,6 @@ struct mr_mech_ops {
 extern const struct mr_mech_ops mr_cgroup_ops, mr_memlock_ops, mr_shim_ops;
 
 /* Writes a sentence into err and returns -EINVAL, for a refused parameter. */
-int mr_bad(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Copies a string member of o of 1..len-1 bytes into buf; -EINVAL otherwise. */
 int mr_snap_str(const json_t *o, const char *key, char *buf, size_t len);

@@ -20,6 +20,7 @@
 #include "injectors/inj_util.h"
 #include "injectors/mr_failure.h"
 #include "injectors/mr_failure_mech.h"
+#include "common/errbuf.h"
 
 #define MR_CAP_IPC_LOCK 14 /* linux/capability.h */
 
@@ -38,9 +39,10 @@ static int mr_memlock_parse(const json_t *params, struct mr_params *p, char *err
 	}
 	if (json_is_string(v) && !rc_parse_size(json_string_value(v), &p->bytes))
 		return 0;
-	return mr_bad(err, errlen,
-		      "mr_failure: params.bytes: must be a byte count (an integer >= 0, or a size "
-		      "such as \"64KiB\")");
+	return errbuf_fail(
+	    err, errlen, -EINVAL,
+	    "mr_failure: params.bytes: must be a byte count (an integer >= 0, or a size "
+	    "such as \"64KiB\")");
 }
 
 /* The path of PID's file under mr_failure_proc_root into buf. */

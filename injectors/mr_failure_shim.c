@@ -13,6 +13,7 @@
 #include "common/shim_proto.h"
 #include "injectors/inj_util.h"
 #include "injectors/mr_failure_mech.h"
+#include "common/errbuf.h"
 
 #define MR_SHIM_TIMEOUT_MS 2000
 #define MR_MAX_COUNT 1000000
@@ -25,9 +26,10 @@ static int mr_shim_parse(const json_t *params, struct mr_params *p, char *err, s
 	int ret;
 
 	if (prob && json_object_get(params, "count"))
-		return mr_bad(err, errlen,
-			      "mr_failure: params.count and params.probability: give one of the "
-			      "two");
+		return errbuf_fail(
+		    err, errlen, -EINVAL,
+		    "mr_failure: params.count and params.probability: give one of the "
+		    "two");
 	ret = inj_params_int("mr_failure", params, "count", false, 1, MR_MAX_COUNT, 1, &count, err,
 			     errlen);
 	if (ret)
@@ -37,9 +39,10 @@ static int mr_shim_parse(const json_t *params, struct mr_params *p, char *err, s
 	if (prob) {
 		p->prob = json_number_value(prob);
 		if (!json_is_number(prob) || !(p->prob > 0 && p->prob <= 1))
-			return mr_bad(err, errlen,
-				      "mr_failure: params.probability: must be a number with 0 < p "
-				      "<= 1");
+			return errbuf_fail(
+			    err, errlen, -EINVAL,
+			    "mr_failure: params.probability: must be a number with 0 < p "
+			    "<= 1");
 		p->count = 0;
 	}
 	p->err_no = ENOMEM;
@@ -50,9 +53,10 @@ static int mr_shim_parse(const json_t *params, struct mr_params *p, char *err, s
 		else if (json_is_string(e) && shim_errno_parse(json_string_value(e)) > 0)
 			p->err_no = shim_errno_parse(json_string_value(e));
 		else
-			return mr_bad(err, errlen,
-				      "mr_failure: params.errno: must be an errno name such as "
-				      "\"ENOMEM\" or a number in 1..4095");
+			return errbuf_fail(
+			    err, errlen, -EINVAL,
+			    "mr_failure: params.errno: must be an errno name such as "
+			    "\"ENOMEM\" or a number in 1..4095");
 	}
 	return 0;
 }

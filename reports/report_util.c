@@ -380,10 +380,14 @@ void ru_baseline(FILE *f, const json_t *w)
 {
 	char b[3][32];
 
-	fprintf(f, "Baseline: %s MB/s mean, p50 latency %s µs, over %s samples",
-		ru_num_text(w, "baseline.throughput_mbps", 1, b[0], sizeof(b[0])),
-		ru_num_text(w, "baseline.latency_us_p50", 0, b[1], sizeof(b[1])),
-		ru_num_text(w, "baseline.samples", 0, b[2], sizeof(b[2])));
+	fprintf(f, "Baseline: %s MB/s mean, ",
+		ru_num_text(w, "baseline.throughput_mbps", 1, b[0], sizeof(b[0])));
+	/* a job's samples carry no latency: 0 means not measured */
+	if (json_number_value(json_object_get(json_object_get(w, "baseline"), "latency_us_p50")) >
+	    0)
+		fprintf(f, "p50 latency %s µs, ",
+			ru_num_text(w, "baseline.latency_us_p50", 0, b[1], sizeof(b[1])));
+	fprintf(f, "over %s samples", ru_num_text(w, "baseline.samples", 0, b[2], sizeof(b[2])));
 }
 
 void ru_workload(FILE *f, const json_t *w, const struct ru_markup *m)

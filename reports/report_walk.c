@@ -139,6 +139,49 @@ static void job_command_td(FILE *f, const struct rw_markup *m, const json_t *cmd
 	td(f, m, NULL, json_array_size(cmd) ? buf : NULL);
 }
 
+/* The drill-clock time at key of o as "16.1 s", in buf; RU_DASH when it is not a number. */
+static const char *job_secs(const json_t *o, const char *key, char *buf, size_t len)
+{
+	double ms;
+
+	if (!ru_num(o, key, &ms))
+		return RU_DASH;
+	snprintf(buf, len, "%.1f s", ms / 1000.0);
+	return buf;
+}
+
+/* The restarts the drill made (restarts.max), one row each; nothing when there were none. */
+static void job_restarts(FILE *f, const json_t *restarts, const struct rw_markup *m)
+{
+	const json_t *x;
+	char b[3][32];
+	size_t i;
+
+	if (!json_array_size(restarts))
+		return;
+	para(f, m,
+	     "The drill restarted the job (stopped what was left of it and started every rank "
+	     "again), as a scheduler would:");
+	table(f, m, "job-restarts", "Restart", "After the exit of", "Exit", "Restarted at",
+	      "Up again", NULL);
+	json_array_foreach(restarts, i, x) {
+		fputs(m->row.on, f);
+		td_fmt(f, m, "num", "%zu", i + 1);
+		td_fmt(f, m, NULL, "rank %s on %s at %s", ru_num_text(x, "rank", 0, b[0], 32),
+		       ru_str(x, "node") ?: "?", job_secs(x, "exit_ms", b[1], 32));
+		td_fmt(f, m, "num", "%s", ru_num_text(x, "exit_status", 0, b[2], 32));
+		td_fmt(f, m, "num", "%s", job_secs(x, "restart_ms", b[0], 32));
+		if (ru_str(x, "failed"))
+			td_mark(f, m, RU_RESULT_NOT_OK, ru_str(x, "failed"));
+		else if (json_is_number(ru_get(x, "up_ms")))
+			td_fmt(f, m, "num", "%s", job_secs(x, "up_ms", b[1], 32));
+		else
+			td(f, m, NULL, "not before the drill ended");
+		fputs(m->row.off, f);
+	}
+	fputs(m->table_end, f);
+}
+
 /* Nothing at all unless a job was the workload (docs/SCENARIOS.md, "Jobs"). */
 void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 {
@@ -158,7 +201,10 @@ void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 		td_fmt(f, m, "num", "%s", ru_num_text(x, "rank", 0, b, sizeof(b)));
 		td(f, m, NULL, ru_str(x, "node"));
 		job_command_td(f, m, ru_get(x, "command"));
-		if (json_is_true(ru_get(x, "stopped")))
+		if (json_is_true(ru_get(x, "time_limit")))
+			td_fmt(f, m, NULL, "stopped at its time limit (status %s)",
+			       ru_num_text(x, "exit_status", 0, b, sizeof(b)));
+		else if (json_is_true(ru_get(x, "stopped")))
 			td_fmt(f, m, NULL, "stopped by the drill (status %s)",
 			       ru_num_text(x, "exit_status", 0, b, sizeof(b)));
 		else if (json_is_true(ru_get(x, "exited")))
@@ -169,6 +215,7 @@ void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 		fputs(m->row.off, f);
 	}
 	fputs(m->table_end, f);
+	job_restarts(f, ru_get(job, "restarts"), m);
 	para(f, m,
 	     "The RDMA path, per node: the job's QPs connected at the baseline's end, its RDMA "
 	     "traffic in the baseline and its bytes over TCP towards the other ranks (job_path, "
@@ -177,7 +224,6 @@ void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 	      NULL);
 	json_array_foreach(ru_get(job, "rdma_path"), i, x) {
 		const char *v = ru_str(x, "verdict");
-		const char *sentence = ru_str(x, "sentence"), *colon;
 
 		fputs(m->row.on, f);
 		td(f, m, NULL, ru_str(x, "node"));
@@ -189,9 +235,7 @@ void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 			td_mark(f, m, RU_RESULT_INCONCLUSIVE, "cannot be checked");
 		td_fmt(f, m, "num", "%s", ru_num_text(x, "qps_rts", 0, b, sizeof(b)));
 		td_fmt(f, m, "num", "%s", ru_num_text(x, "tcp_bytes", 0, b, sizeof(b)));
-		/* the sentence after "rdma path on NODE: " */
-		colon = sentence ? strstr(sentence, ": ") : NULL;
-		td(f, m, NULL, colon ? colon + 2 : sentence);
+		td(f, m, NULL, ru_str(x, "finding") ?: ru_str(x, "sentence"));
 		fputs(m->row.off, f);
 	}
 	fputs(m->table_end, f);

@@ -104,7 +104,7 @@ export -f host_agent_tests
 faults_lab() {
 	RDMACHAOS_LAB_DIR=$top/build/lab-faults RDMACHAOS_LAB_PORT_BASE=17800 \
 		RDMACHAOS_LAB_CACHE=${RDMACHAOS_LAB_CACHE:-$top/build/lab/cache} \
-		bash tests/lab/run.sh fault-tolerance shim interrupted drills-3node
+		bash tests/lab/run.sh fault-tolerance shim interrupted jobs drills-3node
 }
 
 rm -f "$logs"/*.log "$logs"/*.rc

@@ -41,5 +41,5 @@ bad() {
 
 nsx() { ip netns exec "$ns" "$@"; }
 
-# call JSON [--events S]: the response on the first line of $tmp/out, then any events.
+# call JSON [--events S [--until K=V]]: the response on the first line of $tmp/out, then any events.
 call() { nsx $call_cmd "$addr" "$@" > "$tmp/out" 2> "$tmp/err"; }

@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 """A tiny rdmachaos protocol client for the agent's tests (docs/PROTOCOL.md).
 
-  rc_client.py call HOST:PORT JSON [--events SECONDS]
+  rc_client.py call HOST:PORT JSON [--events SECONDS [--until KEY=VALUE]]
       Sends one request (an "id" is added), prints the response as one JSON
       line. With --events it subscribes first and then prints every event that
-      arrives for SECONDS, one JSON line each. Exit 0 when the response says
+      arrives for SECONDS, one JSON line each; with --until, only until an
+      event whose KEY is VALUE (a string) came. Exit 0 when the response says
       ok, 1 when it does not, 2 on connection or protocol trouble.
   rc_client.py keepalive HOST:PORT FAULT_ID
       Renews FAULT_ID (and an unknown id, "nope") every 0.5 s on one
@@ -106,7 +107,7 @@ class Conn:
                 events.append(msg)
 
 
-def cmd_call(addr, text, events_s):
+def cmd_call(addr, text, events_s, until=None):
     req = json.loads(text)
     c = Conn(addr)
     events = []
@@ -126,6 +127,8 @@ def cmd_call(addr, text, events_s):
                     break
                 if got[0] == 3:
                     events.append(got[1])
+                    if until and str(got[1].get(until[0])) == until[1]:
+                        break
         except EOFError:
             pass
         for ev in events:
@@ -164,12 +167,16 @@ def cmd_raw(addr, hexbytes):
 def main(argv):
     try:
         if len(argv) >= 4 and argv[1] == "call":
-            ev = None
-            if len(argv) == 6 and argv[4] == "--events":
+            ev = until = None
+            if len(argv) in (6, 8) and argv[4] == "--events":
                 ev = float(argv[5])
+                if len(argv) == 8:
+                    if argv[6] != "--until" or "=" not in argv[7]:
+                        raise SystemExit(__doc__)
+                    until = argv[7].split("=", 1)
             elif len(argv) != 4:
                 raise SystemExit(__doc__)
-            return cmd_call(argv[2], argv[3], ev)
+            return cmd_call(argv[2], argv[3], ev, until)
         if len(argv) == 4 and argv[1] == "keepalive":
             return cmd_keepalive(argv[2], argv[3])
         if len(argv) == 4 and argv[1] == "raw":

@@ -123,7 +123,7 @@ call '{"op": "workload_start", "wl_id": "p5", "role": "rank", "job": {"argv": ["
 check "a job without a time limit is refused" 'not r["ok"] and "job.time_limit_ms" in r["error"]'
 call '{"op": "workload_start", "wl_id": "p6", "role": "server", "job": {"argv": ["/bin/true"], "time_limit_ms": 1000}}'
 check "a job's role is rank or launcher" 'not r["ok"] and "rank" in r["error"]'
-call "{\"op\": \"workload_start\", \"wl_id\": \"p7\", \"role\": \"rank\", \"job\": {\"argv\": [\"$tmp/link.sh\"], \"env\": {\"EXIT_NOW\": \"1\", \"GC_PID\": \"$tmp/p7.gc\"}, \"time_limit_ms\": 10000}}" --events 3
+call "{\"op\": \"workload_start\", \"wl_id\": \"p7\", \"role\": \"rank\", \"job\": {\"argv\": [\"$tmp/link.sh\"], \"env\": {\"EXIT_NOW\": \"1\", \"GC_PID\": \"$tmp/p7.gc\"}, \"time_limit_ms\": 10000}}" --events 30 --until type=exit
 check "a symlink to a listed program is the same file: allowed, and runs" \
 	'r["ok"] and res["kind"] == "job" and any(e.get("exit_status") == 3 for e in typ("exit"))'
 if gone "$tmp/p7.gc"; then ok "a job's leader exited: its grandchild was killed"; else bad "leader exit" "grandchild $(cat "$tmp/p7.gc" 2> /dev/null) still runs"; fi
@@ -143,7 +143,7 @@ check "workload_stop stops the job" 'r["ok"] and res["wl_id"] == "j1" and res["o
 if gone "$tmp/j1.gc"; then ok "after workload_stop the job's grandchild is gone"; else bad "stop" "grandchild still runs"; fi
 
 # ---- the time limit --------------------------------------------------------------------
-call "$(req j2 '' | sed 's/"time_limit_ms": 60000/"time_limit_ms": 1500/')" --events 4
+call "$(req j2 '' | sed 's/"time_limit_ms": 60000/"time_limit_ms": 1500/')" --events 30 --until type=exit
 check "the time limit stops the job (exit with time_limit)" \
 	'r["ok"] and any(e.get("time_limit") is True for e in typ("exit"))'
 if gone "$tmp/j2.gc"; then ok "after the time limit the grandchild is gone"; else bad "time limit" "grandchild still runs"; fi
@@ -158,7 +158,7 @@ if gone "$tmp/j3.gc"; then ok "its connection closed: the job's tree is gone"; e
 # ---- a flood of output -----------------------------------------------------------------
 stop_agent
 start_agent --allow-job "$job,$flood" || exit 1
-call "{\"op\": \"workload_start\", \"wl_id\": \"f1\", \"role\": \"launcher\", \"job\": {\"argv\": [\"$flood\"], \"time_limit_ms\": 60000}}" --events 4
+call "{\"op\": \"workload_start\", \"wl_id\": \"f1\", \"role\": \"launcher\", \"job\": {\"argv\": [\"$flood\"], \"time_limit_ms\": 60000}}" --events 60 --until type=exit
 check "a flood of 20000 lines: at most the burst sent, the rest dropped and counted" \
 	'r["ok"] and len(typ("line")) <= 300 and any(e["output"]["lines"] == 20000 and e["output"]["lines_dropped"] >= 19000 for e in typ("exit"))'
 t0=$(date +%s%N)

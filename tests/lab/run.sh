@@ -26,13 +26,13 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
 parts=("$@")
-[ "${#parts[@]}" -gt 0 ] || parts=(functional drills fault-tolerance drills-3node)
+[ "${#parts[@]}" -gt 0 ] || parts=(functional drills jobs fault-tolerance drills-3node)
 for i in "${!parts[@]}"; do
 	case ${parts[i]} in
 	functional) parts[i]="smoke shim interrupted" ;;
-	smoke | shim | interrupted | drills | fault-tolerance | drills-3node) ;;
+	smoke | shim | interrupted | drills | jobs | fault-tolerance | drills-3node) ;;
 	*)
-		echo "usage: tests/lab/run.sh [functional|smoke|shim|interrupted|drills|fault-tolerance|drills-3node]..." >&2
+		echo "usage: tests/lab/run.sh [functional|smoke|shim|interrupted|drills|jobs|fault-tolerance|drills-3node]..." >&2
 		exit 64
 		;;
 	esac
@@ -299,7 +299,7 @@ drills() {
 		'.verdict == "fail"' \
 		'.safety.aborted_by == 1 and .safety.guards[1].tripped and (.safety.guards[0].tripped | not)' \
 		'.safety.guards[1].flow.wl_id == "guard-1" and .safety.guards[1].flow.baseline_mbps > 0' \
-		'.faults[0].reverted_ms != null and .faults[0].reverted_ms < 20000'
+		'.faults[0].reverted_ms != null and .faults[0].reverted_ms < 30000'
 	left_behind guard-trip node-a node-b
 
 	# QPs to the error state through the shim, then retries exhausted by
@@ -368,15 +368,6 @@ drills() {
 		'if .verdict == "pass" then .job.outcome.ok and .faults[0].recovery.ok else .verdict == "fail" and .job.outcome.ok == false and all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen")) end'
 	left_behind job-mpi node-a node-b
 
-	# The same job forced onto TCP: it runs fine, and the RDMA-path check fails it (exit 1).
-	drill job-tcp-fallback scenarios/job-tcp-fallback.yaml 1 \
-		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
-		'.verdict == "fail" and .job.outcome.ok' \
-		'all(.job.rdma_path[]; .verdict == "fail" and .qps_rts == 0 and .tcp_bytes > 1048576)' \
-		'any(.reasons[]; test("rdma path on node-a: NOT verified: no QP of the job connected"))' \
-		'any(.reasons[]; test("rdma path on node-b: NOT verified: no QP of the job connected"))'
-	left_behind job-tcp-fallback node-a node-b
-
 	# One fault, three trials at random gaps from --seed 7, judged on p90 / p50;
 	# run with the live status line forced on, which must show the fault in force.
 	DRILL_ARGS=(--seed 7 --progress live)
@@ -406,6 +397,34 @@ drills() {
 		result live-progress 1
 	fi
 	left_behind trials node-a node-b
+}
+
+# The jobs drills that balance make test's two labs (they run on the faults lab, 2 nodes, before
+# drills-3node boots its own): a job restarted after it died, and a job that fell back to TCP.
+job_drills() {
+	LAB_NODES=2 LAB_FLAGS=()
+	# perftest with a short retry budget dies when rail 0 goes down; the drill restarts it once,
+	# 10 s later, and it carries on: outcome met after 1 restart, its bandwidth back, its RDMA
+	# path proven on the restarted processes too (at the end).
+	drill job-restart scenarios/job-restart.yaml 0 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.verdict == "pass"' \
+		'.faults[0].detection.ok and .faults[0].recovery.ok' \
+		'.job.outcome.ok and .job.outcome.restarts == 1 and .job.outcome.max_restarts == 1' \
+		'(.job.restarts | length) == 1 and .job.restarts[0].rank == 1 and .job.restarts[0].exit_status != 0 and .job.restarts[0].up_ms > .job.restarts[0].restart_ms' \
+		'all(.job.rdma_path[]; .verdict == "verified")' \
+		'[.job.evidence[] | select(.when == "end" and .result.qps != null and (.result.qps | length) >= 1)] | length == 2' \
+		'events:any(.[]; .kind == "workload" and .type == "exit" and .node == "node-a" and .exit_status != 0)'
+	left_behind job-restart node-a node-b
+
+	# The same job forced onto TCP: it runs fine, and the RDMA-path check fails it (exit 1).
+	drill job-tcp-fallback scenarios/job-tcp-fallback.yaml 1 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.verdict == "fail" and .job.outcome.ok' \
+		'all(.job.rdma_path[]; .verdict == "fail" and .qps_rts == 0 and .tcp_bytes > 1048576)' \
+		'any(.reasons[]; test("rdma path on node-a: NOT verified: no QP of the job connected"))' \
+		'any(.reasons[]; test("rdma path on node-b: NOT verified: no QP of the job connected"))'
+	left_behind job-tcp-fallback node-a node-b
 }
 
 # On a 3-node lab with the real Prometheus and Alertmanager.
@@ -444,6 +463,7 @@ for p in "${parts[@]}"; do
 	shim) shim ;;
 	interrupted) interrupted ;;
 	drills) drills ;;
+	jobs) job_drills ;;
 	fault-tolerance) fault_tolerance ;;
 	drills-3node) drills_3node ;;
 	esac

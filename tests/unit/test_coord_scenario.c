@@ -522,7 +522,9 @@ static void test_job(void **state)
 	assert_true(sc.workload.job->path_required); /* the default: proof or no pass */
 	assert_int_equal(sc.workload.job->nr_errors, 4);
 	assert_int_equal(sc.workload.job->tp_group, 1);
-	assert_string_equal(sc.workload.to, "node-b"); /* first and last rank, for the plan */
+	assert_int_equal(sc.workload.job->ready_within_ms, SC_JOB_READY_MS);
+	assert_int_equal(sc.workload.job->time_limit_ms, 0); /* the drill's: see drill_job.c */
+	assert_string_equal(sc.workload.to, "node-b");	     /* first and last rank, for the plan */
 	assert_string_equal(sc.workload.from, "node-a");
 	scenario_free(&sc);
 	assert_null(sc.workload.job);
@@ -546,6 +548,36 @@ static void test_job(void **state)
 		    "  throughput: {regex: 'x'}\n");
 	expect_err_text(text, "t.yaml:6:23: workload.throughput.regex: \"x\" has 0 parenthesised "
 			      "part(s); group 1 must hold the value");
+	free(text);
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+		    "  ready_within: 31m\n");
+	expect_err_text(text, "t.yaml:6:17: workload.ready_within: at most 30 min: a rank that "
+			      "says nothing for longer is not starting");
+	free(text);
+	/* restarts: parsed with their default delay; only where an outcome is demanded */
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+		    "  outcome: survive\n  restarts: {max: 2}\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.job->max_restarts, 2);
+	assert_int_equal(sc.workload.job->restart_after_ms, 5000);
+	scenario_free(&sc);
+	free(text);
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+		    "  restarts: {max: 1, after: 10s}\n");
+	expect_err_text(text, "t.yaml:6:13: workload.restarts: a job is restarted only when the "
+			      "drill demands an outcome: add outcome: survive (or succeed)");
+	free(text);
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+		    "  outcome: survive\n  restarts: {max: 17}\n");
+	expect_err_text(text, "t.yaml:7:19: workload.restarts.max: 17 is out of range; use 1..16");
 	free(text);
 }
 
