@@ -417,6 +417,18 @@ job_drills() {
 		'events:any(.[]; .kind == "workload" and .type == "exit" and .node == "node-a" and .exit_status != 0)'
 	left_behind job-restart node-a node-b
 
+	# The same perftest dies of a QP error (qp_error's transport mechanism drops RoCE on node-b's
+	# rail 0, the client's QP exhausts its retries): detected by its error line, and with no
+	# restart to give the drill fails (exit 1) on the job's exit and the recovery it cannot show.
+	drill job-qp-error scenarios/job-qp-error.yaml 1 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.verdict == "fail" and .faults[0].detection.ok and .faults[0].detection.signal == "workload_error"' \
+		'.job.outcome.ok == false and .job.outcome.want == "survive"' \
+		'all(.reasons[]; test("job: rank 1 on node-a exited \\(status [1-9]|recovery not seen"))' \
+		'any(.reasons[]; test("job: rank 1 on node-a exited"))' \
+		'all(.job.rdma_path[]; .verdict == "verified")'
+	left_behind job-qp-error node-a node-b
+
 	# The same job forced onto TCP: it runs fine, and the RDMA-path check fails it (exit 1).
 	drill job-tcp-fallback scenarios/job-tcp-fallback.yaml 1 \
 		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
