@@ -337,8 +337,8 @@ static int ev_category(const json_t *e)
 static void ev_describe(FILE *f, const json_t *e)
 {
 	static const char *const keys[] = {
-	    "wl_id",  "role", "type",	   "action",  "fault_id",  "ifname", "device", "event",
-	    "netdev", "rail", "from_rail", "to_rail", "wc_status", "reason", "message"};
+	    "wl_id",  "role", "type",	   "action",  "fault_id",  "ifname", "device",	"event",
+	    "netdev", "rail", "from_rail", "to_rail", "wc_status", "reason", "message", "text"};
 	const char *kind = ru_str(e, "kind");
 	size_t i;
 
@@ -788,6 +788,20 @@ static void tl_lanes(FILE *f, const struct tl *tl, const json_t *r, const json_t
 				break;
 		tl_lane_mark(f, tl, cat, t, (int)n, node);
 		ev_describe(f, e);
+		fputs("</title></rect>\n", f);
+	}
+	/* a job's restarts (restarts.max), on the lane of the node whose rank's exit made them due
+	 */
+	json_array_foreach(ru_get(r, "job.restarts"), i, g) {
+		const char *node = ru_str(g, "node") ?: "?";
+
+		if (!ru_num(g, "restart_ms", &t) || t < tl->t0 || t > tl->t1)
+			continue;
+		for (n = 0; n < tl->nr_nodes; n++)
+			if (!strcmp(tl->nodes[n], node))
+				break;
+		tl_lane_mark(f, tl, EVC_LIFECYCLE, t, (int)n, node);
+		fprintf(f, "job restart %zu: every rank started again", i + 1);
 		fputs("</title></rect>\n", f);
 	}
 	json_array_foreach(ru_get(r, "safety.guards"), i, g) {

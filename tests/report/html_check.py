@@ -316,7 +316,16 @@ def check_static(run_dir, text, p, errs):
     drawable = sum(1 for e in events if e.get("kind") not in ("counter", None)
                    and not (e.get("kind") == "workload" and e.get("type") in NEVER_DRAWN)
                    and not (e.get("kind") == "pfc" and e.get("type") == "rx"))
-    if len(lane) > drawable + len(guards):
+    # a job's restarts: each on the lane of the node whose rank's exit made it due
+    restarts = [r for r in (get(report, "job", "restarts") or [])
+                if isinstance(r, dict) and num(r.get("restart_ms")) is not None]
+    for r in restarts:
+        t = num(r["restart_ms"])
+        if sc.t0 <= t <= sc.t1 and not [a for n, lt, a in lane
+                                        if n == r.get("node") and abs(lt - t) <= 0.051
+                                        and "ev-lifecycle" in classes(a)]:
+            errs.append(f"{r.get('node')}: job restart at {t:.1f} ms has no lane mark")
+    if len(lane) > drawable + len(guards) + len(restarts):
         errs.append(f"{len(lane)} lane marks for {drawable} notable events: counters or "
                     "intervals drawn?")
     for n, t, a in lane:
