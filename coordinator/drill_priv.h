@@ -100,6 +100,11 @@ struct drill {
 
 /* drill.c, for drill_job.c */
 double drill_now_ms(const struct drill *d);
+/* The flow an event of a workload belongs to, or NULL. */
+struct drill_flow *drill_flow_of(struct drill *d, const json_t *ev);
+/* drill_lines.c: the progress line of one notable event (t in seconds) */
+void drill_print_line(struct drill *d, json_t *ev, const char *kind, const char *node, double t,
+		      const char *type);
 typedef bool (*drill_event_match_fn)(json_t *ev, void *arg);
 int drill_await_event(struct drill *d, uint64_t timeout_ms, drill_event_match_fn match, void *arg,
 		      json_t **found);

@@ -293,6 +293,24 @@ static void call_usage(FILE *f)
 		   "               node at HOST:PORT, else HOST); TLS flags: rdmachaos --help\n");
 }
 
+/* Prints the agent's events for events_s seconds, or until --until's event came. */
+static void call_listen(struct rc_conn *conn, double events_s, struct call_until *until)
+{
+	uint64_t end = rc_now_ns() + (uint64_t)(events_s * 1e9);
+
+	while (rc_now_ns() < end && !until->seen) {
+		json_t *none = NULL;
+		json_t *ping = json_pack("{s:s}", "op", "time");
+		int r = rc_conn_call(conn, ping, 200, &none, call_print_event, until);
+
+		json_decref(ping);
+		json_decref(none);
+		if (r && r != -ETIMEDOUT)
+			break;
+		usleep(100000);
+	}
+}
+
 static int cmd_call(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -404,21 +422,8 @@ static int cmd_call(int argc, char **argv)
 			    : "");
 		ret = 1;
 	}
-	if (events_s > 0) {
-		uint64_t end = rc_now_ns() + (uint64_t)(events_s * 1e9);
-
-		while (rc_now_ns() < end && !until.seen) {
-			json_t *none = NULL;
-			json_t *ping = json_pack("{s:s}", "op", "time");
-			int r = rc_conn_call(&conn, ping, 200, &none, call_print_event, &until);
-
-			json_decref(ping);
-			json_decref(none);
-			if (r && r != -ETIMEDOUT)
-				break;
-			usleep(100000);
-		}
-	}
+	if (events_s > 0)
+		call_listen(&conn, events_s, &until);
 	json_decref(req);
 	rc_conn_close(&conn);
 	return ret;

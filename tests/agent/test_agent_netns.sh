@@ -140,10 +140,12 @@ check "inventory maps rails" \
 # subscriber prints its "time" answer once it has subscribed: await both, then
 # it listens until the revert's event, for 60 s at most (10 s were too few for
 # inject and revert, each a new client, on a host busy with two labs: ci35).
-for i in 1 2; do
-	nsx $call_cmd "$addr" '{"op": "time"}' --events 60 --until action=revert > "$tmp/sub$i" 2>&1 &
-	eval "sub$i=\$!"
-done
+# Subscriber 2 is `rdmachaos call` itself (its --events and --until), 1 the test's client.
+nsx $call_cmd "$addr" '{"op": "time"}' --events 60 --until action=revert > "$tmp/sub1" 2>&1 &
+sub1=$!
+nsx "${RDMACHAOS:-$(dirname "$agent_bin")/rdmachaos}" call "$addr" '{"op": "time"}' \
+	--events 60 --until action=revert > "$tmp/sub2" 2>&1 &
+sub2=$!
 for ((i = 0; i < 300; i++)); do
 	[ -s "$tmp/sub1" ] && [ -s "$tmp/sub2" ] && break
 	sleep 0.1
