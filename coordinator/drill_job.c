@@ -356,10 +356,12 @@ json_t *drill_job_map(struct drill *d, const json_t *ev)
 	    !strcmp(json_string_value(json_object_get(ev, "name")) ?: "", "throughput")) {
 		double t = json_number_value(json_object_get(ev, "t_ms"));
 		/* a sample covers the time since the one before: the job's own cadence */
-		double iv =
-		    d->job.last_tp_ms >= 0 && t > d->job.last_tp_ms ? t - d->job.last_tp_ms : 1000;
+		double iv = d->job.last_tp_ms >= 0 && t > d->job.last_tp_ms
+				? t - d->job.last_tp_ms
+				: (d->job.last_iv_ms > 0 ? d->job.last_iv_ms : 1000);
 
 		d->job.last_tp_ms = t;
+		d->job.last_iv_ms = iv;
 		out = json_pack("{s:s, s:s, s:s, s:s, s:O, s:O, s:f, s:f, s:s}", "kind", "workload",
 				"type", "interval", "role", "client", "wl_id", wl, "ts_ns",
 				json_object_get(ev, "ts_ns"), "t_ms", json_object_get(ev, "t_ms"),

@@ -139,8 +139,12 @@ void drill_job_restart_tick(struct drill *d, double now_ms)
 		drill_job_stop_rank(d, &d->flows[0], i);
 		d->job.pid[i] = -1; /* no exit of this incarnation counts any more */
 	}
-	/* the restarted job's first sample covers its time since now, not the silence before */
-	d->job.last_tp_ms = now_ms;
+	/*
+	 * The restarted job's first sample covers one of its own periods (the cadence before), not
+	 * the silence since the last sample: that silence stays a hole, which recovery counts as
+	 * an outage (ci36: a first sample stretched over it hid the outage, "recovered" in 3.3 s).
+	 */
+	d->job.last_tp_ms = -1;
 	d->job.restart_rank = 0;
 	djr_start_next(d, now_ms);
 }

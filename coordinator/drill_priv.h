@@ -47,6 +47,7 @@ struct drill_job {
 	double restart_deadline_ms;
 	double stop_ms;	   /* when the drill started stopping it; -1 before */
 	double last_tp_ms; /* the last throughput sample's time; -1 before the first */
+	double last_iv_ms; /* the interval the last sample covered: the job's cadence */
 	bool path_at[3];   /* job_path asked at the baseline's start, its end, the drill's end */
 	json_t *path;	   /* [{when, node, result | error}] */
 	json_t *report;	   /* report.json "job", once judged */

@@ -173,15 +173,16 @@ start_agent --allow-job "$py" || exit 1
 python3 -c '
 import socket, sys
 l = socket.socket(); l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-l.bind(("127.0.0.1", 17795)); l.listen(1); l.settimeout(30)
-c, _ = l.accept(); c.settimeout(30)
+l.bind(("127.0.0.1", 17795)); l.listen(1); l.settimeout(600)
+c, _ = l.accept(); c.settimeout(600)
 while c.recv(65536): pass
 ' &
 sink_pid=$!
 sleep 0.5
-call "{\"op\": \"workload_start\", \"wl_id\": \"tcp\", \"role\": \"rank\", \"job\": {\"argv\": [\"$py\", \"-c\", \"import socket, time; s = socket.create_connection(('127.0.0.1', 17795)); s.sendall(b'x' * 5000); print('sent', flush=True); time.sleep(30)\"], \"env\": {\"RDMACHAOS_JOB\": \"tcp-job-tag\"}, \"time_limit_ms\": 60000}}"
+call "{\"op\": \"workload_start\", \"wl_id\": \"tcp\", \"role\": \"rank\", \"job\": {\"argv\": [\"$py\", \"-c\", \"import socket, time; s = socket.create_connection(('127.0.0.1', 17795)); s.sendall(b'x' * 5000); print('sent', flush=True); time.sleep(600)\"], \"env\": {\"RDMACHAOS_JOB\": \"tcp-job-tag\"}, \"time_limit_ms\": 600000}}"
 check "a job that talks TCP starts" 'r["ok"] and res["kind"] == "job"'
-# until it has sent its bytes (a Python start takes seconds on a host busy with two labs)
+# until it has sent its bytes (a Python start takes seconds on a host busy with two labs); the
+# job and its peer live 10 min, killed at the end: in ci36 a 30 s job was gone before the checks by tag
 for ((i = 0; i < 60; i++)); do
 	call '{"op": "job_path", "wl_id": "tcp", "peers": ["127.0.0.1"]}'
 	grep -q '"bytes_acked": [5-9][0-9][0-9][0-9]' "$tmp/out" && break
