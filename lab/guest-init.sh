@@ -164,7 +164,7 @@ if [ -n "${SSHD:-}" ] && [ -d "$SHARE/ssh" ]; then
 fi
 
 # --- exec service: one command per connection (see lab/guest-exec.sh), host loopback only via hostfwd
-setsid /bin/busybox nc -ll -p "$EXEC_PORT" -e /bin/sh "$LAB_SRC/guest-exec.sh" &
+setsid /bin/busybox nc -ll -p "$EXEC_PORT" -e /bin/busybox sh "$LAB_SRC/guest-exec.sh" &
 log "exec service on :$EXEC_PORT (pid $!)"
 
 # --- agent: the one place that knows its command line. It is written into

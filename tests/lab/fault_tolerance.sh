@@ -3,7 +3,9 @@
 # Fault tolerance in the lab (issue 3): nothing outlives its drill, whatever
 # dies. Needs a 2x2 lab that is up (tests/lab/run.sh boots one) and leaves it
 # as it found it. Four parts, each with a count on its own line:
-#   1. SIGKILL the coordinator at random moments of a drill (FT_KILLS, 10):
+#   1. SIGKILL the coordinator at random moments of a drill (FT_KILLS, 5), one in
+#      each of FT_KILLS equal slices of its first 15 s, so that kills land before
+#      the inject, while the fault is in force and about its revert every run:
 #      every fault reverted within lease + 1 s, workloads stopped, no record left;
 #   2. SIGKILL node-b's agent mid-fault, start it again: the journal reverts it;
 #   3. cut the control channel mid-fault (tc drops the agent's port in the
@@ -16,7 +18,7 @@ top=$PWD
 lab="bash lab/lab.sh"
 labdir=${RDMACHAOS_LAB_DIR:-$top/build/lab} # the lab that is up (lab/lab.sh honours the same)
 out=${FT_OUT:-$top/build/test-runs/fault-tolerance}
-kills=${FT_KILLS:-10}
+kills=${FT_KILLS:-5}
 drill=tests/lab/drills/kill-me.yaml
 lease_s=2 # kill-me.yaml's safety.lease
 rm -rf "$out"
@@ -33,9 +35,17 @@ agent_addr() { # node-a -> its agent's host:port, from the lab's state
 	$lab status --json | jq -r --arg n "$1" '.nodes[] | select(.name == $n) | .agent // empty'
 }
 call() { build/rdmachaos call "$(agent_addr "$1")" "$2" 2>&1; }
-operstate() { $lab exec "$1" -- cat "/sys/class/net/$2/operstate" 2>/dev/null; }
-streams() { $lab exec "$1" -- pidof rdmachaos-stream 2>/dev/null; }
-records() { $lab exec "$1" -- sh -c 'ls /run/rdmachaos/state 2>/dev/null | grep -c "^fault-"'; }
+# Guest reads in shell builtins where they can be: each tool a guest runs is read over 9p.
+operstate() { $lab exec "$1" -- "read -r s </sys/class/net/$2/operstate && echo \$s" 2>/dev/null; }
+# shellcheck disable=SC2016 # expanded in the guest
+streams() { # the pids of the node's rdmachaos-stream processes (their comm, cut to 15 characters)
+	$lab exec "$1" -- 'for c in /proc/[0-9]*/comm; do
+		{ read -r n <"$c"; } 2>/dev/null || continue
+		[ "$n" = rdmachaos-strea ] && { p=${c%/comm}; printf "%s " "${p#/proc/}"; }
+	done; true' 2>/dev/null
+}
+# shellcheck disable=SC2016 # expanded in the guest
+records() { $lab exec "$1" -- 'n=0; for f in /run/rdmachaos/state/fault-*; do [ -e "$f" ] && n=$((n + 1)); done; echo $n'; }
 active_faults() { call "$1" '{"op": "faults"}' | grep -o '"fault_id"' | wc -l; }
 
 # Polls until rail0 of node-b is up. Prints the seconds from $1 until a read saw it up, and
@@ -73,8 +83,8 @@ wait_clean() {
 clean=0 mid=0
 for ((k = 1; k <= kills; k++)); do
 	log=$out/kill-$k.log
-	# A random moment from the workload's start to past the fault's end (6 s + 8 s).
-	delay=$(awk -v s="$RANDOM" 'BEGIN { srand(s); printf "%.1f", rand() * 15 }')
+	# A random moment of the k-th slice of the workload's first 15 s (its fault: 6 s + 8 s).
+	delay=$(awk -v s="$RANDOM" -v k="$k" -v n="$kills" 'BEGIN { srand(s); printf "%.1f", (k - 1 + rand()) * 15 / n }')
 	build/rdmachaos run "$drill" --lab --out "$out/kill-$k" 2>"$log" >/dev/null &
 	pid=$!
 	for ((i = 0; i < 600; i++)); do
@@ -128,7 +138,8 @@ r=$(call node-b "$inject")
 if ! grep -q '"ok": *true' <<<"$r"; then
 	bad "agent kill: inject refused: $r"
 else
-	$lab exec node-b -- sh -c 'kill -9 $(cat /run/rdmachaos-share/agent.pid)'
+	# shellcheck disable=SC2016 # expanded in the guest
+	$lab exec node-b -- 'read -r p </run/rdmachaos-share/agent.pid && kill -9 "$p"'
 	sleep 1
 	st=$(operstate node-b rail0)
 	[ "$st" = down ] && ok "agent kill: rail0 stays down while the agent is dead" ||
@@ -169,7 +180,7 @@ if ! grep -q "injected link_down" "$log"; then
 	bad "control cut: the drill never injected; its log:"
 	tail -n 20 "$log"
 else
-	$lab exec node-b -- sh -c "$cut_on" || bad "control cut: tc failed in node-b"
+	$lab exec node-b -- "$cut_on" || bad "control cut: tc failed in node-b"
 	t0=$(now)
 	if res=$(wait_up "$t0" $((lease_s + 8))); then
 		read -r took down_seen <<<"$res"
@@ -188,7 +199,7 @@ else
 fi
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
-$lab exec node-b -- sh -c "$cut_off" >/dev/null 2>&1
+$lab exec node-b -- "$cut_off" >/dev/null 2>&1
 wait_clean || bad "control cut: workloads still running after the cut was lifted"
 [ "$(active_faults node-b)" = 0 ] && ok "control cut: nothing active once the channel is back" ||
 	bad "control cut: node-b lists active faults after the cut"

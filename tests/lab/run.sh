@@ -104,25 +104,35 @@ fi
 export RDMACHAOS_LAB_REUSE=1
 
 # What a failed revert could leave on a node: a rail down, qp_error's ingress
-# drop, a workload cgroup. (The PFC emulation's prio/plug qdiscs 8808: stand
-# while the lab's agent runs; whether they were released is checked in the
-# drills' events: every hold has its release.) One exec per node says it all.
+# drop (and its u32 filter, which needs that ingress qdisc), a netem or tbf, a
+# workload cgroup, a workload's process. (The PFC emulation's prio/plug qdiscs
+# 8808: stand while the lab's agent runs; whether they were released is checked in
+# the drills' events: every hold has its release.) One exec per node says it all,
+# in shell builtins but for one `tc`: each tool a guest runs is read over 9p.
 left_behind() { # NAME NODE...
 	local name=$1 node bad=0 says pids=()
 	shift
 	for node; do
 		# shellcheck disable=SC2016 # expanded in the guest
-		lab exec "$node" -- sh -c '
+		lab exec "$node" -- '
 			for r in rail0 rail1; do
-				st=$(cat /sys/class/net/$r/operstate)
+				read -r st </sys/class/net/$r/operstate
 				[ "$st" = up ] || echo "$r is $st"
-				q=$(tc qdisc show dev $r; tc filter show dev $r ingress)
-				echo "$q" | grep -qE "ingress|netem|tbf|u32" && echo "$r qdiscs: $q"
 			done
-			cg=$(find /sys/fs/cgroup/rdmachaos -mindepth 1 -maxdepth 1 -type d 2>/dev/null)
-			[ -z "$cg" ] || echo "cgroups: $cg"
-			p=$(ps -eo pid,comm | grep -E " (ib_(write|send|read)_bw|rdmachaos-strea|mpirun|orted|mpi_allreduce)")
-			[ -z "$p" ] || echo "processes: $p"
+			tc qdisc show | while read -r l; do
+				case $l in *" dev rail"[01]" "*) ;; *) continue ;; esac
+				case $l in *ingress* | *netem* | *tbf*) echo "qdisc left: $l" ;; esac
+			done
+			for d in /sys/fs/cgroup/rdmachaos/*/; do
+				[ -d "$d" ] && echo "cgroup: $d"
+			done
+			for c in /proc/[0-9]*/comm; do
+				{ read -r n <"$c"; } 2>/dev/null || continue
+				case $n in ib_write_bw | ib_send_bw | ib_read_bw | rdmachaos-strea* | mpirun | orted | mpi_allreduce)
+					p=${c%/comm}
+					echo "process: ${p#/proc/} $n" ;;
+				esac
+			done
 			true' >"$out/left-$name-$node.txt" 2>&1 &
 		pids+=($!)
 	done
@@ -254,7 +264,8 @@ interrupted() {
 	jq -e '.verdict == "inconclusive" and .cleanup.verified == true and
 		(.faults[0].reverted_ms != null)' "$out/interrupted/report.json" >/dev/null ||
 		{ echo "interrupted: report.json does not show a verified revert"; ok=1; }
-	lab exec node-b -- cat /sys/class/net/rail0/operstate | grep -qx up ||
+	# shellcheck disable=SC2016 # expanded in the guest
+	lab exec node-b -- 'read -r s </sys/class/net/rail0/operstate; echo "$s"' | grep -qx up ||
 		{ echo "interrupted: rail0 on node-b is not up after the drill"; ok=1; }
 	result drill-interrupted $ok
 	left_behind interrupted node-a node-b

@@ -87,7 +87,8 @@ done
 # GID index of node's IPv4 RoCEv2 GID on rxe_railR (it is 1 on rxe; looked up, not assumed).
 gid_index() { # node rail
 	lab exec "$1" --timeout 30 -- "for g in /sys/class/infiniband/rxe_rail$2/ports/1/gids/*; do
-		case \$(cat \$g) in 0000:0000:0000:0000:0000:ffff:*) echo \${g##*/}; exit 0 ;; esac
+		read -r v <\$g
+		case \$v in 0000:0000:0000:0000:0000:ffff:*) echo \${g##*/}; exit 0 ;; esac
 	done; exit 1"
 }
 
