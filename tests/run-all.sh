@@ -7,11 +7,11 @@
 #   2. five jobs side by side:
 #        lab        a 2x2 lab: the smoke test, then every 2-node drill
 #                   (tests/lab/run.sh smoke drills)
-#        faults     a second lab of its own: on 2x2 fault tolerance (coordinator and agent
-#                   SIGKILLs, a cut control channel, bad certificates), the verbs shim and
-#                   Ctrl-C in a drill, then on 3x2 with Prometheus and Alertmanager the
-#                   alerts drill and the game day
-#                   (tests/lab/run.sh fault-tolerance shim interrupted drills-3node)
+#        faults     a second lab of its own, 3x2 with Prometheus and Alertmanager: the
+#                   alerts drill and the game day, then on its node-a and node-b fault
+#                   tolerance (coordinator and agent SIGKILLs, a cut control channel, bad
+#                   certificates), the verbs shim, Ctrl-C in a drill and the jobs drills
+#                   (tests/lab/run.sh drills-3node fault-tolerance shim interrupted jobs)
 #        offline-1  unit tests (ASan+UBSan), then the fuzz smoke
 #        offline-2  report tests
 #        agents     the host-only agent tests (network namespaces; mostly waiting on timers,
@@ -104,7 +104,7 @@ export -f host_agent_tests
 faults_lab() {
 	RDMACHAOS_LAB_DIR=$top/build/lab-faults RDMACHAOS_LAB_PORT_BASE=17800 \
 		RDMACHAOS_LAB_CACHE=${RDMACHAOS_LAB_CACHE:-$top/build/lab/cache} \
-		bash tests/lab/run.sh fault-tolerance shim interrupted jobs drills-3node
+		bash tests/lab/run.sh drills-3node fault-tolerance shim interrupted jobs
 }
 
 rm -f "$logs"/*.log "$logs"/*.rc
