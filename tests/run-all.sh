@@ -4,16 +4,18 @@
 #
 #   1. deps (lab/deps.sh: installs what is missing), then the build, in a make of its own so
 #      the compiler flags come from the packages just installed;
-#   2. five jobs side by side:
-#        lab        a 2x2 lab: the smoke test, then every 2-node drill
+#   2. six jobs side by side:
+#        lab        a 2x2 lab: the smoke test, then the 2-node drills
 #                   (tests/lab/run.sh smoke drills)
 #        faults     a second lab of its own, 3x2 with Prometheus and Alertmanager: the
 #                   alerts drill and the game day, then on its node-a and node-b fault
 #                   tolerance (coordinator and agent SIGKILLs, a cut control channel, bad
-#                   certificates), the verbs shim, Ctrl-C in a drill and the jobs drills
-#                   (tests/lab/run.sh drills-3node fault-tolerance shim interrupted jobs)
-#        offline-1  unit tests (ASan+UBSan), then the fuzz smoke
+#                   certificates), the verbs shim, Ctrl-C in a drill, the jobs drills and
+#                   the trials drill
+#                   (tests/lab/run.sh drills-3node fault-tolerance shim interrupted jobs trials)
+#        offline-1  unit tests (ASan+UBSan)
 #        offline-2  report tests
+#        fuzz       the fuzz smoke (its runs are timed, so it does not wait for the others)
 #        agents     the host-only agent tests (network namespaces; mostly waiting on timers,
 #                   so not niced; the soak's hostile load niced by itself)
 #      The drills' streams are paced (workload.rate: 4MB/s, a quarter of what a TCG lab
@@ -40,7 +42,7 @@ phase() { # NAME START_SECONDS RC [CLOSING_LINE]
 summary() {
 	local p name secs rest
 	echo
-	echo "make test: phases (wall time; the five jobs of step 2 ran side by side)"
+	echo "make test: phases (wall time; the six jobs of step 2 ran side by side)"
 	for p in "${phases[@]}"; do
 		IFS='|' read -r name secs rest <<<"$p"
 		printf '  %-10s %4d s  %s\n' "$name" "$secs" "$rest"
@@ -104,32 +106,34 @@ export -f host_agent_tests
 faults_lab() {
 	RDMACHAOS_LAB_DIR=$top/build/lab-faults RDMACHAOS_LAB_PORT_BASE=17800 \
 		RDMACHAOS_LAB_CACHE=${RDMACHAOS_LAB_CACHE:-$top/build/lab/cache} \
-		bash tests/lab/run.sh drills-3node fault-tolerance shim interrupted jobs
+		bash tests/lab/run.sh drills-3node fault-tolerance shim interrupted jobs trials
 }
 
 rm -f "$logs"/*.log "$logs"/*.rc
 export RDMACHAOS_LAB_NICE=${RDMACHAOS_LAB_NICE:--5}
 echo "== $(now) step 2: two labs, the offline suites and the host agent tests, side by side"
-if [ "${TEST_JOBS:-5}" = 1 ]; then
+if [ "${TEST_JOBS:-6}" = 1 ]; then
 	run_job() { job "$@"; wait; }
 else
 	run_job() { job "$@"; }
 fi
 run_job lab bash tests/lab/run.sh smoke drills
 run_job faults faults_lab
-run_job offline-1 steps "make --no-print-directory -s -j2 unit-test" "make --no-print-directory -s fuzz-smoke"
+run_job offline-1 steps "make --no-print-directory -s -j2 unit-test"
+run_job fuzz steps "make --no-print-directory -s fuzz-smoke"
 run_job offline-2 steps "make --no-print-directory -s report-test"
 # (not niced: they use little CPU, and wait on the agent's timers)
 NICE=0 run_job agents steps host_agent_tests
 wait
 
-for name in offline-1 offline-2 agents faults lab; do
+for name in offline-1 offline-2 fuzz agents faults lab; do
 	read -r rc secs <"$logs/$name.rc" 2>/dev/null || { rc=70 secs=0; }
 	echo
 	echo "======== $name (${secs} s, exit $rc)"
 	cat "$logs/$name.log"
 	case $name in
-	offline-1) line="$(grep -h '^unit:' "$logs/$name.log" | tail -n 1); $(grep -h '^fuzz' "$logs/$name.log" | tail -n 1)" ;;
+	offline-1) line=$(grep -h '^unit:' "$logs/$name.log" | tail -n 1) ;;
+	fuzz) line=$(grep -h '^fuzz' "$logs/$name.log" | tail -n 1) ;;
 	offline-2) line=$(grep -h '^report:' "$logs/$name.log" | tail -n 1) ;;
 	agents) line="host agent tests: $(grep -c '^PASS test_agent' "$logs/$name.log") passed, $(grep -c '^FAIL test_agent' "$logs/$name.log") failed" ;;
 	*) line=$(grep -h '^integration' "$logs/$name.log" | tail -n 1) ;;

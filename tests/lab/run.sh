@@ -3,13 +3,15 @@
 # Integration tests: the real thing, on real Soft-RoCE in the lab.
 #
 #   tests/lab/run.sh [PART...]
-#        PART: functional (= smoke shim interrupted), drills, fault-tolerance, drills-3node
+#        PART: functional (= smoke shim interrupted), drills, jobs, trials, fault-tolerance,
+#        drills-3node
 #        (default: all, in that order)
 #
 # functional: the lab smoke test (smoke), the verbs shim's self-test (shim),
 #   Ctrl-C in a drill (interrupted).
-# drills: every 2-node lab drill with its report checks, one after another on
-#   the same lab.
+# drills: the 2-node lab drills with their report checks, one after another on
+#   the same lab; jobs: the job drills that restart a job, die of a QP error and
+#   fall back to TCP; trials: one fault repeated at random gaps from a seed.
 # drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
 #   lab that is up, unless that is one already) for the game day and the alert
 #   coverage drill; the parts after it run on that lab (its node-a and node-b).
@@ -27,13 +29,13 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 top=$PWD
 parts=("$@")
-[ "${#parts[@]}" -gt 0 ] || parts=(functional drills jobs fault-tolerance drills-3node)
+[ "${#parts[@]}" -gt 0 ] || parts=(functional drills jobs trials fault-tolerance drills-3node)
 for i in "${!parts[@]}"; do
 	case ${parts[i]} in
 	functional) parts[i]="smoke shim interrupted" ;;
-	smoke | shim | interrupted | drills | jobs | fault-tolerance | drills-3node) ;;
+	smoke | shim | interrupted | drills | jobs | trials | fault-tolerance | drills-3node) ;;
 	*)
-		echo "usage: tests/lab/run.sh [functional|smoke|shim|interrupted|drills|jobs|fault-tolerance|drills-3node]..." >&2
+		echo "usage: tests/lab/run.sh [functional|smoke|shim|interrupted|drills|jobs|trials|fault-tolerance|drills-3node]..." >&2
 		exit 64
 		;;
 	esac
@@ -382,8 +384,12 @@ drills() {
 		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
 		'if .verdict == "pass" then .job.outcome.ok and all(.faults[]; .recovery.ok) else .verdict == "fail" and .job.outcome.ok == false and all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen")) end'
 	left_behind job-mpi node-a node-b
+}
 
-	# One fault, three trials at random gaps from --seed 7, judged on p90 / p50;
+# One fault, three trials at random gaps from --seed 7, judged on p90 / p50 (on the faults
+# lab in make test, after the jobs drills, which balances the two labs).
+trials() {
+	LAB_NODES=2 LAB_FLAGS=()
 	# run with the live status line forced on, which must show the fault in force.
 	DRILL_ARGS=(--seed 7 --progress live)
 	drill trials tests/lab/drills/trials.yaml 0 "${common_checks[@]}" \
@@ -492,6 +498,7 @@ for p in "${parts[@]}"; do
 	interrupted) interrupted ;;
 	drills) drills ;;
 	jobs) job_drills ;;
+	trials) trials ;;
 	fault-tolerance) fault_tolerance ;;
 	drills-3node) drills_3node ;;
 	esac

@@ -207,14 +207,15 @@ def stat_checks(r):
 
 
 def failback_result(f, not_injected):
-    """The failback case: judged only when expect.failback bounds it (threshold_ms set)."""
+    """The failback case: judged only when expect.failback bounds it (threshold_ms set),
+    an error then if the fault was not injected."""
     fb = f.get("failback")
     if not isinstance(fb, dict):
         return "skipped"
-    if not_injected:
-        return "error"
     if fb.get("threshold_ms") is None:
         return "skipped"
+    if not_injected:
+        return "error"
     if fb.get("ok") is True:
         return "pass"
     if fb.get("inconclusive") or fb.get("outage_ms") is None:
