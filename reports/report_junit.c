@@ -444,7 +444,8 @@ static int failback_case(json_t *cases, const struct case_ctx *c)
 	if (!json_is_object(fb)) {
 		result = "skipped";
 		sb_printf(&msg, "failback not checked: not recorded");
-	} else if (bounded && !ru_num(ft, "injected_ms", &(double){0}) && ru_get(ft, "injected_ms")) {
+	} else if (bounded && !ru_num(ft, "injected_ms", &(double){0}) &&
+		   ru_get(ft, "injected_ms")) {
 		result = "error";
 		type = "not_injected";
 		sb_printf(&msg, "failback could not be judged: the fault was not injected");
