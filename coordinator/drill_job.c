@@ -25,6 +25,8 @@
 #include "coordinator/job_template.h"
 #include "coordinator/progress.h"
 
+#define DRILL_JOB_ARG_LEN 4096
+
 /*
  * The time limit the agents hold a job to when the drill names none: the waits for the ranks'
  * ready lines (ready_within each), the drill's length, and a minute to spare. The agent's clock
@@ -37,7 +39,6 @@ static uint64_t dj_default_time_limit_ms(const struct drill *d)
 
 	return j->ready_within_ms * j->nr_ranks + (uint64_t)d->end_ms + 60000;
 }
-#define DRILL_JOB_ARG_LEN 4096
 
 enum { DJ_AT_BASELINE_START, DJ_AT_BASELINE_END, DJ_AT_END };
 static const char *const dj_when[] = {"baseline_start", "baseline_end", "end"};
@@ -599,12 +600,25 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 	const struct sc_job *j = d->sc.workload.job;
 	size_t nr_restarts = json_array_size(d->job.restarts);
 	char sentence[640] = "", restarts[96] = "";
+	const char *failed;
 	unsigned int i;
 	bool ok = true;
 
 	if (j->max_restarts)
 		snprintf(restarts, sizeof(restarts), " after %zu of its %u restarts", nr_restarts,
 			 j->max_restarts);
+	/*
+	 * A restart that could not bring the job back is what ended it: the ranks' exits then
+	 * are the restart's own stops (status 130), not what to blame.
+	 */
+	failed = json_string_value(
+	    json_object_get(json_array_get(d->job.restarts, nr_restarts - 1), "failed"));
+	if (failed && j->outcome != SC_JOB_ANY) {
+		ok = false;
+		snprintf(sentence, sizeof(sentence),
+			 "job: restart %zu of %u failed (%s); the drill demands that it %s",
+			 nr_restarts, j->max_restarts, failed, want[j->outcome]);
+	}
 	for (i = 0; i < j->nr_ranks && ok; i++) {
 		bool early =
 		    d->job.exited[i] && (d->job.stop_ms < 0 || d->job.exit_ms[i] < d->job.stop_ms);
