@@ -341,13 +341,13 @@ void drill_workload_needs(struct drill *d, const char *node, json_t *req)
 /*
  * Pumps the fleet until match() takes an event (returned through *found, borrowed from the
  * drill's events), timeout_ms passes or a stop is asked for (-ETIMEDOUT). Events are looked at
- * once each, in order, from the first.
+ * once each, in order, from the one at index from.
  */
-int drill_await_event(struct drill *d, uint64_t timeout_ms, drill_event_match_fn match, void *arg,
-		      json_t **found)
+int drill_await_event(struct drill *d, size_t from, uint64_t timeout_ms, drill_event_match_fn match,
+		      void *arg, json_t **found)
 {
 	uint64_t deadline = rc_now_ns() + timeout_ms * RC_NSEC_PER_MSEC;
-	size_t seen = 0;
+	size_t seen = from;
 
 	for (;;) {
 		for (; seen < json_array_size(d->fl.events); seen++) {
@@ -380,7 +380,7 @@ static int drill_await_server(struct drill *d, const struct drill_flow *f, const
 {
 	json_t *ev;
 
-	if (!drill_await_event(d, 20000, drill_server_ready, (void *)f, &ev))
+	if (!drill_await_event(d, 0, 20000, drill_server_ready, (void *)f, &ev))
 		return 0;
 	drill_reason(d, true, "%s server on %s never said ready within 20 s", what, f->w->to);
 	return -ETIMEDOUT;

@@ -137,7 +137,7 @@ fail:
 	return NULL;
 }
 
-int drill_job_ready_event(const json_t *ev, const char *node, const regex_t *re)
+int drill_job_ready_event(const json_t *ev, const char *node, int pid, const regex_t *re)
 {
 	const char *type = json_string_value(json_object_get(ev, "type"));
 	const char *from = json_string_value(json_object_get(ev, "node"));
@@ -146,13 +146,15 @@ int drill_job_ready_event(const json_t *ev, const char *node, const regex_t *re)
 	if (!type || !from || strcmp(from, node) ||
 	    strcmp(json_string_value(json_object_get(ev, "wl_id")) ?: "", DRILL_WL_ID))
 		return 0;
+	/* an exit of a process the drill stopped before (a failed try) is not this one's */
 	if (!strcmp(type, "exit"))
-		return -1;
+		return pid > 0 && json_integer_value(json_object_get(ev, "pid")) != pid ? 0 : -1;
 	return !strcmp(type, "line") && text && !regexec(re, text, 0, NULL, 0);
 }
 
 struct dj_ready {
 	const struct sc_job_rank *rank;
+	int pid;
 	regex_t re;
 };
 
@@ -160,19 +162,23 @@ static bool dj_ready_or_exit(json_t *ev, void *arg)
 {
 	const struct dj_ready *r = arg;
 
-	return drill_job_ready_event(ev, r->rank->node, &r->re) != 0;
+	return drill_job_ready_event(ev, r->rank->node, r->pid, &r->re) != 0;
 }
 
-/* Waits until rank i printed a line matching its `ready`, or exited, or ready_within passed. */
-static int dj_await_ready(struct drill *d, const struct sc_workload *w, unsigned int i)
+/*
+ * Waits until rank i printed a line matching its `ready`, or exited (-ECHILD, its status in
+ * *status), or ready_within passed; looks at the events from index from on.
+ */
+static int dj_await_ready(struct drill *d, const struct sc_workload *w, unsigned int i, size_t from,
+			  int *status)
 {
-	struct dj_ready r = {.rank = &w->job->ranks[i]};
+	struct dj_ready r = {.rank = &w->job->ranks[i], .pid = d->job.pid[i]};
 	json_t *ev;
 	int ret;
 
 	if (regcomp(&r.re, r.rank->ready, REG_EXTENDED | REG_NOSUB))
 		return -EINVAL; /* checked when the scenario was read */
-	ret = drill_await_event(d, w->job->ready_within_ms, dj_ready_or_exit, &r, &ev);
+	ret = drill_await_event(d, from, w->job->ready_within_ms, dj_ready_or_exit, &r, &ev);
 	regfree(&r.re);
 	if (ret) {
 		drill_reason(d, true,
@@ -182,10 +188,7 @@ static int dj_await_ready(struct drill *d, const struct sc_workload *w, unsigned
 		return ret;
 	}
 	if (!strcmp(json_string_value(json_object_get(ev, "type")), "exit")) {
-		drill_reason(d, true,
-			     "job rank %u on %s exited (status %lld) before it said ready (/%s/)",
-			     i, r.rank->node,
-			     json_integer_value(json_object_get(ev, "exit_status")), r.rank->ready);
+		*status = (int)json_integer_value(json_object_get(ev, "exit_status"));
 		return -ECHILD;
 	}
 	return 0;
@@ -244,11 +247,74 @@ int drill_job_start_rank(struct drill *d, struct drill_flow *f, unsigned int i, 
 	return ret;
 }
 
-int drill_job_start(struct drill *d, struct drill_flow *f)
+bool drill_job_start_failed(struct drill *d, struct drill_flow *f, unsigned int i, int status)
+{
+	const struct sc_job *j = f->w->job;
+	unsigned int k;
+
+	if (!d->job.start_failures)
+		d->job.start_failures = json_array();
+	json_array_append_new(d->job.start_failures,
+			      json_pack("{s:i, s:s, s:i, s:f, s:i}", "rank", (int)i, "node",
+					j->ranks[i].node, "exit_status", status, "t_ms",
+					drill_now_ms(d), "try", (int)d->job.start_try));
+	if (d->job.start_try >= j->start_tries)
+		return false;
+	prog_event("rdmachaos: job rank %u on %s exited (status %d) before it said ready: try %u "
+		   "of %u failed; stopping every rank, starting again",
+		   i, j->ranks[i].node, status, d->job.start_try, j->start_tries);
+	for (k = j->nr_ranks; k-- > 0;) {
+		drill_job_stop_rank(d, f, k);
+		d->job.pid[k] = -1; /* no exit of this try counts any more */
+	}
+	d->job.start_try++;
+	return true;
+}
+
+/* Starts every rank in order, each waiting for its ready line: one try of start_tries. */
+static int dj_start_try(struct drill *d, struct drill_flow *f, bool *again)
 {
 	const struct sc_job *j = f->w->job;
 	char err[512];
 	unsigned int i;
+	int ret, status = 0;
+	size_t from;
+
+	*again = false;
+	for (i = 0; i < j->nr_ranks; i++) {
+		/* its ready line may come while the start is being answered */
+		from = json_array_size(d->fl.events);
+		ret = drill_job_start_rank(d, f, i, err, sizeof(err));
+		if (ret) {
+			drill_reason(d, true, "job rank %u on %s: %s", i, j->ranks[i].node, err);
+			return ret;
+		}
+		if (!j->ranks[i].ready[0])
+			continue;
+		ret = dj_await_ready(d, f->w, i, from, &status);
+		if (ret == -ECHILD && drill_job_start_failed(d, f, i, status)) {
+			*again = true;
+			return ret;
+		}
+		if (ret == -ECHILD)
+			drill_reason(d, true,
+				     "job rank %u on %s exited (status %d) before it said ready "
+				     "(/%s/)%s",
+				     i, j->ranks[i].node, status, j->ranks[i].ready,
+				     j->start_tries > 1 ? ", at every try of start_tries" : "");
+		if (ret)
+			return ret;
+		if (i == j->nr_ranks - 1 && !d->job.t0_set) {
+			fleet_set_t0(&d->fl, rc_now_ns());
+			d->job.t0_set = true;
+		}
+	}
+	return 0;
+}
+
+int drill_job_start(struct drill *d, struct drill_flow *f)
+{
+	bool again;
 	int ret;
 
 	d->job.stop_ms = -1;
@@ -262,20 +328,13 @@ int drill_job_start(struct drill *d, struct drill_flow *f)
 		d->job.commands = json_array();
 	if (!d->job.restarts)
 		d->job.restarts = json_array();
-	for (i = 0; i < j->nr_ranks; i++) {
-		ret = drill_job_start_rank(d, f, i, err, sizeof(err));
-		if (ret) {
-			drill_reason(d, true, "job rank %u on %s: %s", i, j->ranks[i].node, err);
-			return ret;
-		}
-		if (j->ranks[i].ready[0] && (ret = dj_await_ready(d, f->w, i)))
-			return ret;
-		if (i == j->nr_ranks - 1 && j->ranks[i].ready[0] && !d->job.t0_set) {
-			fleet_set_t0(&d->fl, rc_now_ns());
-			d->job.t0_set = true;
-		}
-	}
-	return 0;
+	d->job.starting = true;
+	d->job.start_try = 1;
+	do
+		ret = dj_start_try(d, f, &again);
+	while (again && !drill_stop_requested);
+	d->job.starting = false;
+	return ret;
 }
 
 void drill_job_stop_rank(struct drill *d, struct drill_flow *f, unsigned int i)
@@ -349,7 +408,7 @@ json_t *drill_job_map(struct drill *d, const json_t *ev)
 		    (int)json_integer_value(json_object_get(ev, "exit_status"));
 		d->job.exit_ms[rank] = json_number_value(json_object_get(ev, "t_ms"));
 		d->job.time_limit[rank] = json_is_true(json_object_get(ev, "time_limit"));
-		if (!d->job.stopping[rank])
+		if (!d->job.stopping[rank] && !d->job.starting)
 			drill_job_exited(d, (unsigned int)rank);
 		return NULL;
 	}
@@ -689,6 +748,8 @@ void drill_job_judge(struct drill *d, json_t *problems)
 				  ranks, "outcome", dj_judge_outcome(d, problems), "rdma_path",
 				  paths, "evidence", d->job.path ? d->job.path : json_null(),
 				  "restarts", d->job.restarts ? d->job.restarts : json_null());
+	if (d->job.start_failures)
+		json_object_set(d->job.report, "start_failures", d->job.start_failures);
 }
 
 /* The path at the drill's end: asked before the ranks are stopped. */
@@ -704,5 +765,6 @@ void drill_job_free(struct drill *d)
 	json_decref(d->job.report);
 	json_decref(d->job.commands);
 	json_decref(d->job.restarts);
+	json_decref(d->job.start_failures);
 	d->job.path = d->job.report = d->job.commands = d->job.restarts = NULL;
 }

@@ -4,7 +4,8 @@
  * scheduler or torchrun's elastic agent does when a job dies under a fault. A rank whose process
  * exits by itself before the drill stops it makes a restart due `after` later, while the drill
  * has restarts left; the restart stops what is left of the job and starts every rank again, in
- * order, each waiting for its ready line as at the start.
+ * order, each waiting for its ready line as at the start, and tried again as at the start when
+ * a rank exits before its ready line (start_tries).
  *
  * The drill's loop must keep renewing leases and reverting faults meanwhile, so a restart never
  * blocks on a ready line: drill_job_restart_tick() takes one step a call and returns. The stops
@@ -23,8 +24,12 @@ void drill_job_exited(struct drill *d, unsigned int rank)
 	const struct sc_job *j = d->sc.workload.job;
 	size_t done = json_array_size(d->job.restarts);
 
-	/* stopped by the drill, a restart already due, or none left: the exit stands */
-	if (d->job.stop_ms >= 0 || d->job.restart_at_ms >= 0 || done >= j->max_restarts)
+	/*
+	 * stopped by the drill, a restart already due or under way (its start judges the exits of
+	 * its ranks), or none left: the exit stands
+	 */
+	if (d->job.stop_ms >= 0 || d->job.restart_at_ms >= 0 || d->job.restart_rank >= 0 ||
+	    done >= j->max_restarts)
 		return;
 	d->job.restart_at_ms = d->job.exit_ms[rank] + (double)j->restart_after_ms;
 	json_array_append_new(d->job.restarts,
@@ -93,21 +98,32 @@ static void djr_await_ready(struct drill *d, double now_ms)
 	const struct sc_job *j = d->sc.workload.job;
 	unsigned int i = (unsigned int)d->job.restart_rank;
 	char why[640];
+	json_t *ev = NULL;
 	regex_t re;
-	int seen = 0;
+	int seen = 0, status;
 
 	if (regcomp(&re, j->ranks[i].ready, REG_EXTENDED | REG_NOSUB))
 		return; /* checked when the scenario was read */
-	for (; !seen && d->job.restart_seen < json_array_size(d->fl.events); d->job.restart_seen++)
-		seen = drill_job_ready_event(json_array_get(d->fl.events, d->job.restart_seen),
-					     j->ranks[i].node, &re);
+	for (; !seen && d->job.restart_seen < json_array_size(d->fl.events);
+	     d->job.restart_seen++) {
+		ev = json_array_get(d->fl.events, d->job.restart_seen);
+		seen = drill_job_ready_event(ev, j->ranks[i].node, d->job.pid[i], &re);
+	}
 	regfree(&re);
 	if (seen > 0) {
 		d->job.restart_rank++;
 		djr_start_next(d, now_ms);
 	} else if (seen < 0) {
-		snprintf(why, sizeof(why), "rank %u on %s exited before it said ready (/%s/)", i,
-			 j->ranks[i].node, j->ranks[i].ready);
+		status = (int)json_integer_value(json_object_get(ev, "exit_status"));
+		if (drill_job_start_failed(d, &d->flows[0], i, status)) {
+			d->job.restart_rank = 0;
+			djr_start_next(d, now_ms);
+			return;
+		}
+		snprintf(why, sizeof(why),
+			 "rank %u on %s exited (status %d) before it said ready (/%s/)%s", i,
+			 j->ranks[i].node, status, j->ranks[i].ready,
+			 j->start_tries > 1 ? ", at every try of start_tries" : "");
 		djr_end(d, now_ms, why);
 	} else if (now_ms > d->job.restart_deadline_ms) {
 		snprintf(why, sizeof(why),
@@ -146,5 +162,6 @@ void drill_job_restart_tick(struct drill *d, double now_ms)
 	 */
 	d->job.last_tp_ms = -1;
 	d->job.restart_rank = 0;
+	d->job.start_try = 1;
 	djr_start_next(d, now_ms);
 }

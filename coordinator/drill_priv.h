@@ -45,7 +45,12 @@ struct drill_job {
 	int restart_rank;     /* the rank a restart waits to say ready; -1 none */
 	size_t restart_seen;  /* events looked at for its ready line */
 	double restart_deadline_ms;
-	double stop_ms;	   /* when the drill started stopping it; -1 before */
+	/* start_tries: the try of the start in progress (the first, or a restart's), and every try
+	 * that failed, [{rank, node, exit_status, t_ms, try}] */
+	unsigned int start_try;
+	json_t *start_failures;
+	bool starting;	/* the drill's first start is running: its exits are the start's to judge */
+	double stop_ms; /* when the drill started stopping it; -1 before */
 	double last_tp_ms; /* the last throughput sample's time; -1 before the first */
 	double last_iv_ms; /* the interval the last sample covered: the job's cadence */
 	bool path_at[3];   /* job_path asked at the baseline's start, its end, the drill's end */
@@ -107,8 +112,9 @@ struct drill_flow *drill_flow_of(struct drill *d, const json_t *ev);
 void drill_print_line(struct drill *d, json_t *ev, const char *kind, const char *node, double t,
 		      const char *type);
 typedef bool (*drill_event_match_fn)(json_t *ev, void *arg);
-int drill_await_event(struct drill *d, uint64_t timeout_ms, drill_event_match_fn match, void *arg,
-		      json_t **found);
+/* from: the index in the drill's events of the first event to look at */
+int drill_await_event(struct drill *d, size_t from, uint64_t timeout_ms, drill_event_match_fn match,
+		      void *arg, json_t **found);
 void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int drill_rail_addr(struct drill *d, const char *node, int rail, char *buf, size_t len);
@@ -120,8 +126,13 @@ int drill_job_start(struct drill *d, struct drill_flow *f);
 int drill_job_start_rank(struct drill *d, struct drill_flow *f, unsigned int i, char *err,
 			 size_t errlen);
 void drill_job_stop_rank(struct drill *d, struct drill_flow *f, unsigned int i);
-/* ev is the node's rank's line matching re (1), its exit (-1), or neither (0) */
-int drill_job_ready_event(const json_t *ev, const char *node, const regex_t *re);
+/* ev is the node's rank's line matching re (1), the exit of its process pid (-1), or neither (0) */
+int drill_job_ready_event(const json_t *ev, const char *node, int pid, const regex_t *re);
+/*
+ * Rank i of a start exited (status) before its ready line: the try is recorded; with tries left
+ * (start_tries) every rank is stopped and true returned, to start again from rank 0.
+ */
+bool drill_job_start_failed(struct drill *d, struct drill_flow *f, unsigned int i, int status);
 /* drill_job_restart.c: a rank's process exited by itself; a restart is due when allowed */
 void drill_job_exited(struct drill *d, unsigned int rank);
 /* runs a due restart, one step a call: stop what is left, start the ranks in order */

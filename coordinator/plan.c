@@ -329,6 +329,10 @@ static void plan_job(FILE *f, const struct sc_workload *w)
 		fprintf(f, ", restarted at most %u time%s (%.0f s after a rank exits)",
 			j->max_restarts, j->max_restarts == 1 ? "" : "s",
 			j->restart_after_ms / 1000.0);
+	if (j->start_tries > 1)
+		fprintf(f,
+			"; each start tried up to %u times (a rank exiting before its ready line)",
+			j->start_tries);
 	fprintf(f, "; rdma path: %s",
 		j->path_required ? "must be proven" : "checked, not required");
 	if (j->path_required)

@@ -39,6 +39,7 @@ enum sc_op { SC_OP_WRITE, SC_OP_SEND };
 #define SC_JOB_READY_MS 120000 /* ready_within's default: an MPI job starts in ~25 s in the lab */
 #define SC_JOB_READY_MAX_MS 1800000
 #define SC_JOB_MAX_RESTARTS 16
+#define SC_JOB_MAX_START_TRIES 5
 
 enum sc_job_outcome {
 	SC_JOB_ANY,	/* its exit is reported, not judged */
@@ -74,6 +75,8 @@ struct sc_job {
 	enum sc_job_outcome outcome;
 	unsigned int max_restarts; /* restarts.max: the drill starts an exited job again */
 	uint64_t restart_after_ms; /* restarts.after: from a rank's exit to the restart */
+	unsigned int start_tries;  /* start_tries: tries of each start; a rank exiting before its
+				     ready line fails only the try */
 	bool path_required;	   /* rdma_path.required: no proof of RDMA fails the drill */
 	uint64_t max_tcp_bytes;	   /* rdma_path.max_tcp_bytes towards the peers' rail addresses */
 };

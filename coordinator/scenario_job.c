@@ -345,12 +345,13 @@ static int sc_job_path(struct pctx *c, yaml_node_t *m, const char *path, struct 
 
 int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_workload *w)
 {
-	static const char *const keys[] = {"kind",	   "ranks",	 "launcher",   "env",
-					   "cwd",	   "time_limit", "throughput", "errors",
-					   "outcome",	   "rdma_path",	 "rails",      "nodes",
-					   "ready_within", "restarts",	 NULL};
+	static const char *const keys[] = {"kind",	   "ranks",	 "launcher",	"env",
+					   "cwd",	   "time_limit", "throughput",	"errors",
+					   "outcome",	   "rdma_path",	 "rails",	"nodes",
+					   "ready_within", "restarts",	 "start_tries", NULL};
 	char kpath[YD_PATH_LEN], ipath[YD_PATH_LEN], buf[32];
 	struct sc_job *j;
+	uint64_t v;
 	yaml_node_t *n;
 	unsigned int i;
 	int st = 0;
@@ -440,6 +441,17 @@ int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_w
 		scp_keep(&st, yd_fail(c->d, n, kpath,
 				      "a job is restarted only when the drill demands an outcome: "
 				      "add outcome: survive (or succeed)"));
+	yd_join(kpath, path, "start_tries");
+	j->start_tries = 1;
+	if ((n = yd_map_get(c->d, wl, "start_tries")) &&
+	    !scp_keep(&st, yd_get_uint(c->d, n, kpath, 1, SC_JOB_MAX_START_TRIES, &v)))
+		j->start_tries = (unsigned int)v;
+	for (i = 0; n && j->start_tries > 1 && i < j->nr_ranks && !j->ranks[i].ready[0]; i++)
+		;
+	if (n && j->start_tries > 1 && i == j->nr_ranks)
+		scp_keep(&st, yd_fail(c->d, n, kpath,
+				      "a start is tried again when a rank exits before its ready "
+				      "line: give the rank that can fail to connect a `ready`"));
 	yd_join(kpath, path, "rdma_path");
 	if ((n = yd_map_get(c->d, wl, "rdma_path")))
 		scp_keep(&st, sc_job_path(c, n, kpath, j));

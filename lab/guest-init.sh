@@ -156,8 +156,26 @@ if [ -n "${SSHD:-}" ] && [ -d "$SHARE/ssh" ]; then
 	mkdir -p -m 755 /run/sshd
 	mkdir -p -m 700 /run/rdmachaos/ssh
 	cp "$SHARE"/ssh/* /run/rdmachaos/ssh/ && chmod 600 /run/rdmachaos/ssh/*
-	if "$SSHD" -f /run/rdmachaos/ssh/sshd_config; then
-		log "sshd on :22 ($SSHD)"
+	# sshd wants its privilege separation user, which a host without openssh-server lacks
+	# (ci46: "Privilege separation user sshd does not exist"). The guests see the host's /etc:
+	# the user goes into a copy of passwd that only this guest sees, never into the host's.
+	if ! getent passwd sshd >/dev/null; then
+		uid=$(awk -F: '{ u[$3] = 1 } END { for (i = 100; i < 1000; i++) if (!(i in u)) { print i; exit } }' /etc/passwd)
+		cp /etc/passwd /run/rdmachaos/passwd &&
+			echo "sshd:x:$uid:65534:sshd privilege separation (rdmachaos lab):/run/sshd:/usr/sbin/nologin" >>/run/rdmachaos/passwd &&
+			mount --bind /run/rdmachaos/passwd /etc/passwd &&
+			log "sshd: privilege separation user sshd (uid $uid) added to this guest's view of /etc/passwd"
+	fi
+	# kept running: a node whose sshd is gone refuses every launcher (ci46: "ssh: connect to
+	# host 192.0.2.2 port 22: Connection refused" on a lab up for 15 min); its exit is logged
+	if "$SSHD" -t -f /run/rdmachaos/ssh/sshd_config; then
+		# shellcheck disable=SC2016 # expanded by the keeper's own bash
+		setsid bash -c 'while :; do
+			"$1" -D -f /run/rdmachaos/ssh/sshd_config
+			echo "rdmachaos-init: sshd exited (status $?); starting it again"
+			sleep 1
+		done' sshd-keeper "$SSHD" </dev/null &
+		log "sshd on :22 ($SSHD, kept running by pid $!)"
 	else
 		log "sshd did not start ($SSHD): jobs with a launcher cannot reach this node"
 	fi

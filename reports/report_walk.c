@@ -182,6 +182,31 @@ static void job_restarts(FILE *f, const json_t *restarts, const struct rw_markup
 	fputs(m->table_end, f);
 }
 
+/* The tries of a start that failed (start_tries): a rank exited before its ready line. */
+static void job_start_failures(FILE *f, const json_t *fails, const struct rw_markup *m)
+{
+	const json_t *x;
+	char b[3][32];
+	size_t i;
+
+	if (!json_array_size(fails))
+		return;
+	para(f, m,
+	     "A start of the job failed when a rank exited before its ready line; the drill "
+	     "stopped every rank and tried again (start_tries):");
+	table(f, m, "job-start-failures", "Try", "Rank", "Exit", "At", NULL);
+	json_array_foreach(fails, i, x) {
+		fputs(m->row.on, f);
+		td_fmt(f, m, "num", "%s", ru_num_text(x, "try", 0, b[0], 32));
+		td_fmt(f, m, NULL, "rank %s on %s", ru_num_text(x, "rank", 0, b[1], 32),
+		       ru_str(x, "node") ?: "?");
+		td_fmt(f, m, "num", "%s", ru_num_text(x, "exit_status", 0, b[2], 32));
+		td_fmt(f, m, "num", "%s", job_secs(x, "t_ms", b[0], 32));
+		fputs(m->row.off, f);
+	}
+	fputs(m->table_end, f);
+}
+
 /* Nothing at all unless a job was the workload (docs/SCENARIOS.md, "Jobs"). */
 void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 {
@@ -215,6 +240,7 @@ void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 		fputs(m->row.off, f);
 	}
 	fputs(m->table_end, f);
+	job_start_failures(f, ru_get(job, "start_failures"), m);
 	job_restarts(f, ru_get(job, "restarts"), m);
 	para(f, m,
 	     "The RDMA path, per node: the job's QPs connected at the baseline's end, its RDMA "

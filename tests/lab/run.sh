@@ -149,6 +149,19 @@ left_behind() { # NAME NODE...
 	result "nothing-left-behind-$name" $bad
 }
 
+# keep_consoles NAME: the guests' console logs, kept beside a failed drill (the lab's own go
+# when it is taken down), and what the guests' init said about its services since boot.
+keep_consoles() {
+	local name=$1 node console
+	lab status --json 2>/dev/null | jq -r '.nodes[] | "\(.name) \(.console)"' |
+		while read -r node console; do
+			[ -f "$console" ] || continue
+			tail -n 400 "$console" >"$out/$name.console-$node.txt"
+			grep -a 'rdmachaos-init:.*\(exited\|did not\|FAILED\)\|Out of memory\|BUG:\|Oops' \
+				"$console" | tail -n 5 | sed "s/^/$node console: /"
+		done
+}
+
 # format_checks NAME: every format of a real drill: the schemas, the junit
 # counted against the report, the self-contained HTML page (docs/REPORT.md).
 # Runs in the background while the next drill runs; wait_checks collects it.
@@ -213,6 +226,7 @@ drill() {
 	if ! exit_ok "$rc" "$want"; then
 		echo "drill $name: exit $rc, want $want"
 		[ -f "$out/$name/report.md" ] && sed -n '1,80p' "$out/$name/report.md"
+		keep_consoles "$name"
 		result "drill-$name" 1
 		return
 	fi
@@ -424,6 +438,16 @@ trials() {
 # drills-3node boots its own): a job restarted after it died, and a job that fell back to TCP.
 job_drills() {
 	LAB_NODES=2 LAB_FLAGS=()
+	# A start that cannot succeed (the client connects to a port nobody listens on): both tries
+	# of start_tries fail before the client's ready line, each stopping every rank, and the
+	# drill fails (exit 1: a job that never ran did not survive) with both tries in its report.
+	drill start-tries tests/lab/drills/start-tries.yaml 1 \
+		'.schema == "rdmachaos.report/v1"' '.verdict == "fail"' \
+		'(.job.start_failures | length) == 2 and all(.job.start_failures[]; .rank == 1 and .node == "node-a") and ([.job.start_failures[].try] == [1, 2])' \
+		'any(.reasons[]; test("job rank 1 on node-a exited \\(status -?[0-9]+\\) before it said ready .*at every try of start_tries"))' \
+		'events:([.[] | select(.kind == "workload" and .type == "exit" and .node == "node-b")] | length) >= 2'
+	left_behind start-tries node-a node-b
+
 	# perftest with a short retry budget dies when rail 0 goes down; the drill restarts it once,
 	# 10 s later, and it carries on: outcome met after 1 restart, its bandwidth back, its RDMA
 	# path proven on the restarted processes too (at the end).

@@ -556,6 +556,36 @@ static void test_job(void **state)
 	expect_err_text(text, "t.yaml:6:17: workload.ready_within: at most 30 min: a rank that "
 			      "says nothing for longer is not starting");
 	free(text);
+	/* start_tries: 1 unless given, 1..5, only with a ready line to tell a failed start by */
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n"
+		    "  start_tries: 3\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.job->start_tries, 3);
+	scenario_free(&sc);
+	free(text);
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.job->start_tries, 1);
+	scenario_free(&sc);
+	free(text);
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n"
+		    "  start_tries: 6\n");
+	expect_err_text(text, "t.yaml:6:16: workload.start_tries: 6 is out of range; use 1..5");
+	free(text);
+	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
+		    "retry_cnt: 6}\n",
+		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+		    "  start_tries: 2\n");
+	expect_err_text(text, "t.yaml:6:16: workload.start_tries: a start is tried again when a "
+			      "rank exits before its ready line: give the rank that can fail to "
+			      "connect a `ready`");
+	free(text);
 	/* restarts: parsed with their default delay; only where an outcome is demanded */
 	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
 		    "retry_cnt: 6}\n",
