@@ -30,7 +30,6 @@
  *   agent_metrics.c    Prometheus metrics at GET /metrics (--metrics-listen)
  *   agent_rdmapath.c   whether a job rides RDMA or TCP: its processes, QPs, TCP sockets
  *                      (agent_rdmapath_diag.c: the sock_diag dump), port data counters
- *   agent_sysfs.c      small sysfs readers
  */
 #ifndef AGENT_H
 #define AGENT_H
@@ -46,6 +45,7 @@
 #include "agents/agent_list.h"
 #include "agents/agent_loop.h"
 #include "agents/agent_policy.h"
+#include "common/sysfs.h"
 #include "common/conn.h"
 #include "common/log.h"
 #include "injectors/injector.h"
@@ -333,16 +333,5 @@ int agent_workload_info(struct agent *a, const char *wl_id, struct agent_wl_info
 /* agent_job_path.c: a running workload's QPs, TCP sockets and the node's RDMA port counters. */
 int agent_op_job_path(struct agent *a, struct agent_client *cl, const struct agent_later *later,
 		      const json_t *req, json_t **result, char *err, size_t errlen);
-
-/* agent_sysfs.c */
-/* The sysfs root ("/sys"); tests point it at a fake tree. */
-extern const char *agent_sysfs_root;
-/* Reads a small file, strips trailing whitespace. 0 or -errno. */
-int agent_sysfs_read(const char *path, char *buf, size_t len);
-int agent_sysfs_u64(const char *path, uint64_t *v);
-/* The netdev under RDMA device dev's port (RoCE/iWARP); -ENODEV if none. */
-int agent_ib_port_netdev(const char *dev, int port, char *netdev, size_t len);
-/* The RDMA device and port on netdev, if any; -ENODEV otherwise. */
-int agent_ib_device_of(const char *netdev, char *dev, size_t len, int *port);
 
 #endif

@@ -79,7 +79,7 @@ static int agent_cg_read(const char *dir, const char *file, char *buf, size_t le
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
 		return -ENAMETOOLONG;
-	return agent_sysfs_read(path, buf, len);
+	return rc_sysfs_read(path, buf, len);
 }
 
 /* Adds +rdma to DIR/cgroup.subtree_control unless it is there. */

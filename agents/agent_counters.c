@@ -74,7 +74,7 @@ static void agent_counters_group(struct agent_counters *cs, const char *device, 
 	struct dirent *e;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%d/%s", agent_sysfs_root, device,
+	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%d/%s", rc_sysfs_root, device,
 		 port, group);
 	d = opendir(dir);
 	if (!d)
@@ -86,7 +86,7 @@ static void agent_counters_group(struct agent_counters *cs, const char *device, 
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(c->name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (agent_sysfs_u64(path, &v))
+		if (rc_sysfs_u64(path, &v))
 			continue; /* not a counter (lifespan is writable, some read EINVAL) */
 		c = agent_counter_find(cs, device, port, group, e->d_name);
 		if (!c) {
@@ -122,12 +122,12 @@ static void agent_counters_sample(struct agent_counters *cs)
 
 	for (i = 0; i < cs->n; i++)
 		cs->c[i].seen = false;
-	snprintf(dir, sizeof(dir), "%s/class/infiniband", agent_sysfs_root);
+	snprintf(dir, sizeof(dir), "%s/class/infiniband", rc_sysfs_root);
 	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports", agent_sysfs_root,
+		snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports", rc_sysfs_root,
 			 e->d_name);
 		pd = opendir(dir);
 		while (pd && (pe = readdir(pd))) {

@@ -100,8 +100,8 @@ static json_t *agent_inv_gids(struct ibv_context *ctx, const char *dev, int port
 			continue;
 		inet_ntop(AF_INET6, gid.raw, addr, sizeof(addr));
 		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%d/gid_attrs/types/%d",
-			 agent_sysfs_root, dev, port, idx);
-		if (agent_sysfs_read(path, type, sizeof(type)))
+			 rc_sysfs_root, dev, port, idx);
+		if (rc_sysfs_read(path, type, sizeof(type)))
 			snprintf(type, sizeof(type), "unknown");
 		json_array_append_new(
 		    gids, json_pack("{s:i, s:s, s:s}", "index", idx, "gid", addr, "type", type));
@@ -126,10 +126,10 @@ static json_t *agent_inv_port(struct ibv_context *ctx, const char *dev, int port
 	    agent_link_layer_name(pa.link_layer), "active_mtu", agent_mtu_bytes(pa.active_mtu));
 	if (!o)
 		return NULL;
-	if (!agent_ib_port_netdev(dev, port, netdev, sizeof(netdev))) {
+	if (!rc_ib_port_netdev(dev, port, netdev, sizeof(netdev))) {
 		json_object_set_new(o, "netdev", json_string(netdev));
-		snprintf(path, sizeof(path), "%s/class/net/%s/mtu", agent_sysfs_root, netdev);
-		if (!agent_sysfs_u64(path, &mtu))
+		snprintf(path, sizeof(path), "%s/class/net/%s/mtu", rc_sysfs_root, netdev);
+		if (!rc_sysfs_u64(path, &mtu))
 			json_object_set_new(o, "netdev_mtu", json_integer((json_int_t)mtu));
 	}
 	json_object_set_new(o, "gids", agent_inv_gids(ctx, dev, port, pa.gid_tbl_len));

@@ -173,7 +173,7 @@ int agent_journal_start(struct agent_journal *j, const char *dir, char *err, siz
 	j->dir_fd = fd;
 	j->started_ns = rc_now_ns();
 	j->started_wall_ns = rc_wall_ns();
-	if (agent_sysfs_read(AGENT_JOURNAL_BOOT_ID, j->boot_id, sizeof(j->boot_id)))
+	if (rc_sysfs_read(AGENT_JOURNAL_BOOT_ID, j->boot_id, sizeof(j->boot_id)))
 		j->boot_id[0] = '\0';
 	agent_journal_sweep(j);
 	return 0;

@@ -638,14 +638,14 @@ static int agent_pfc_dev_add(struct agent_pfc *pf, const char *name, int ifindex
 	memset(d, 0, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	d->ifindex = ifindex;
-	snprintf(path, sizeof(path), "%s/class/net/%s/address", agent_sysfs_root, name);
-	if (!agent_sysfs_read(path, buf, sizeof(buf)) &&
+	snprintf(path, sizeof(path), "%s/class/net/%s/address", rc_sysfs_root, name);
+	if (!rc_sysfs_read(path, buf, sizeof(buf)) &&
 	    sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x", &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]) == 6)
 		for (i = 0; i < 6; i++)
 			d->mac[i] = (uint8_t)m[i];
 	/* virtio-net reports -1 (unknown), and reading it fails on a link that is down. */
-	snprintf(path, sizeof(path), "%s/class/net/%s/speed", agent_sysfs_root, name);
-	if (!agent_sysfs_read(path, buf, sizeof(buf)))
+	snprintf(path, sizeof(path), "%s/class/net/%s/speed", rc_sysfs_root, name);
+	if (!rc_sysfs_read(path, buf, sizeof(buf)))
 		speed = strtol(buf, NULL, 10);
 	d->speed_known = speed > 0;
 	agent_pfc_wd_init(&d->wd, speed > 0 ? (uint64_t)speed : AGENT_PFC_SPEED_MBPS_DEFAULT,

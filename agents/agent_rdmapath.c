@@ -279,7 +279,7 @@ static int agent_rp_ppids(struct agent_rp_walk *w, struct agent_rp_ppid **out, s
 		if (pid <= 0 || !agent_rp_spend(w))
 			continue;
 		if (agent_rp_path(path, sizeof(path), "%s/%d/stat", agent_rp_proc, pid) ||
-		    agent_sysfs_read(path, buf, sizeof(buf)))
+		    rc_sysfs_read(path, buf, sizeof(buf)))
 			continue;
 		p = strrchr(buf, ')');
 		if (!p || sscanf(p + 1, " %*c %d", &ppid) != 1 || ppid <= 0)
@@ -476,7 +476,7 @@ static int agent_rp_tgid(int tid)
 
 	ret = agent_rp_path(path, sizeof(path), "%s/%d/status", agent_rp_proc, tid);
 	if (!ret)
-		ret = agent_sysfs_read(path, buf, sizeof(buf));
+		ret = rc_sysfs_read(path, buf, sizeof(buf));
 	if (ret)
 		return ret;
 	t = strstr(buf, "\nTgid:");
@@ -838,9 +838,8 @@ static bool agent_rp_pair(const char *dir, const char *tx, const char *rx, uint6
 {
 	char path[PATH_MAX];
 
-	return !agent_rp_path(path, sizeof(path), "%s/%s", dir, tx) &&
-	       !agent_sysfs_u64(path, txv) &&
-	       !agent_rp_path(path, sizeof(path), "%s/%s", dir, rx) && !agent_sysfs_u64(path, rxv);
+	return !agent_rp_path(path, sizeof(path), "%s/%s", dir, tx) && !rc_sysfs_u64(path, txv) &&
+	       !agent_rp_path(path, sizeof(path), "%s/%s", dir, rx) && !rc_sysfs_u64(path, rxv);
 }
 
 /* PortXmitData and PortRcvData count 4-byte words (IBTA); a hostile value saturates. */

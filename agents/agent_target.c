@@ -65,7 +65,7 @@ static int agent_target_device(const char *who, const json_t *target, struct inj
 				   "%s: target.port: must be an integer in 1..255", who);
 	strcpy(t->device, dev);
 	t->port = port ? (int)json_integer_value(port) : 1;
-	if (agent_ib_port_netdev(t->device, t->port, t->netdev, sizeof(t->netdev)))
+	if (rc_ib_port_netdev(t->device, t->port, t->netdev, sizeof(t->netdev)))
 		return errbuf_fail(err, errlen, -ENODEV,
 				   "%s: %s port %d: no such RDMA port with a netdev on this "
 				   "node",
@@ -157,7 +157,7 @@ static int agent_target_parse(const struct agent_opts *o, const char *who, const
 		if (!ret)
 			agent_target_identify(t);
 		if (!ret)
-			agent_ib_device_of(t->netdev, t->device, sizeof(t->device), &t->port);
+			rc_ib_device_of(t->netdev, t->device, sizeof(t->device), &t->port);
 		return ret;
 	}
 	if (!!netdev + !!device + !!rail != 1 || (json_object_get(target, "port") && !device))
@@ -179,7 +179,7 @@ static int agent_target_parse(const struct agent_opts *o, const char *who, const
 	if (t->rail < 0)
 		t->rail = agent_rail_of(o, t->netdev);
 	if (!t->device[0])
-		agent_ib_device_of(t->netdev, t->device, sizeof(t->device), &t->port);
+		rc_ib_device_of(t->netdev, t->device, sizeof(t->device), &t->port);
 	return 0;
 }
 

@@ -110,7 +110,7 @@ static void agent_vdev_event(struct agent_vdev *d, const struct ibv_async_event 
 			json_object_set_new(o, "phys_state",
 					    json_string(agent_phys_state_name(pa.phys_state)));
 		}
-		if (o && !agent_ib_port_netdev(d->name, port, netdev, sizeof(netdev)))
+		if (o && !rc_ib_port_netdev(d->name, port, netdev, sizeof(netdev)))
 			json_object_set_new(o, "netdev", json_string(netdev));
 		rc_info("verbs: %s port %d: %s", d->name, port, name);
 		agent_emit(d->a, "port", o);
@@ -231,7 +231,7 @@ static int agent_verbs_dev_ports(const char *dev, struct agent_port_stat **out, 
 	DIR *d;
 	int ret = 0;
 
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports", agent_sysfs_root, dev);
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports", rc_sysfs_root, dev);
 	d = opendir(path);
 	if (!d)
 		return 0;
@@ -242,9 +242,9 @@ static int agent_verbs_dev_ports(const char *dev, struct agent_port_stat **out, 
 		if (port <= 0)
 			continue;
 		/* "4: ACTIVE" */
-		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%d/state",
-			 agent_sysfs_root, dev, port);
-		if (agent_sysfs_read(path, buf, sizeof(buf)))
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%d/state", rc_sysfs_root,
+			 dev, port);
+		if (rc_sysfs_read(path, buf, sizeof(buf)))
 			continue;
 		if (*n == *cap) {
 			size_t c = *cap ? 2 * *cap : 8;
@@ -262,7 +262,7 @@ static int agent_verbs_dev_ports(const char *dev, struct agent_port_stat **out, 
 		memcpy(ps->device, dev, strlen(dev) + 1); /* length checked by the caller */
 		ps->port = port;
 		ps->state = atoi(buf);
-		if (agent_ib_port_netdev(dev, port, ps->netdev, sizeof(ps->netdev)))
+		if (rc_ib_port_netdev(dev, port, ps->netdev, sizeof(ps->netdev)))
 			ps->netdev[0] = '\0';
 	}
 	closedir(d);
@@ -279,7 +279,7 @@ int agent_verbs_ports(struct agent *a, struct agent_port_stat **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	snprintf(path, sizeof(path), "%s/class/infiniband", agent_sysfs_root);
+	snprintf(path, sizeof(path), "%s/class/infiniband", rc_sysfs_root);
 	d = opendir(path);
 	if (!d)
 		return 0; /* no RDMA on this node */

@@ -92,6 +92,22 @@ static void ws_srv_kill(struct ws_server *s, struct ws_srv_conn *sc, const char 
 		reason);
 }
 
+/* ws_srv_on_wc, defined below, as the drain's callback. */
+static int ws_srv_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc);
+
+/*
+ * Counts what a dying connection's CQ still holds before the CQ is destroyed. The responder
+ * completes a receive before it acknowledges the message, so every message the client saw
+ * acknowledged is in the CQ by now; one left there would be counted lost although it arrived
+ * (a DISCONNECTED event handled between the CQ's last poll and the sweep: qp-error, ci45).
+ */
+static void ws_srv_drain(struct ws_server *s, struct ws_srv_conn *sc)
+{
+	sc->dead = true;
+	ws_conn_force_error(&sc->c);
+	ws_conn_poll(&sc->c, false, ws_srv_on_wc, s);
+}
+
 /* Frees the connections marked dead; called where no pointer to them is live. */
 static void ws_srv_sweep(struct ws_server *s)
 {
@@ -103,6 +119,7 @@ static void ws_srv_sweep(struct ws_server *s)
 			continue;
 		}
 		*pp = sc->next;
+		ws_srv_drain(s, sc);
 		ws_srv_free_conn(sc);
 	}
 }
@@ -181,6 +198,8 @@ static int ws_srv_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 	const uint8_t *msg = NULL;
 	const char *why = NULL;
 
+	if (wc->status != IBV_WC_SUCCESS && sc->dead)
+		return -ECONNRESET; /* a drain (ws_srv_drain) reached what the death flushed */
 	if (wc->status != IBV_WC_SUCCESS) {
 		/* A flush follows a state change already reported (or about to be). */
 		if (wc->status != IBV_WC_WR_FLUSH_ERR &&
@@ -213,6 +232,8 @@ static int ws_srv_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 		why = "unexpected completion opcode";
 	}
 	ws_srv_account(s, sc, msg, wc->byte_len, why);
+	if (sc->dead)
+		return 0; /* draining: nothing more is received on it */
 	if (ws_srv_post_recv(s, sc, idx)) {
 		ws_srv_kill(s, sc, "ibv_post_recv failed");
 		return -EIO;
@@ -631,6 +652,8 @@ int ws_server_run(const struct ws_opts *o)
 	rc_info("listening on %d rail(s), port %u, op %s, msg-size %u", o->nrails, o->port,
 		ws_op_name(o->op), o->msg_size);
 	ret = ws_srv_loop(&s);
+	for (sc = s.conns; sc; sc = sc->next)
+		ws_srv_drain(&s, sc);
 	ws_srv_summary(&s);
 	status = ret ? 1 : 0;
 

@@ -8,11 +8,14 @@
       arrives for SECONDS, one JSON line each; with --until, only until an
       event whose KEY is VALUE (a string) came. Exit 0 when the response says
       ok, 1 when it does not, 2 on connection or protocol trouble.
-  rc_client.py keepalive HOST:PORT FAULT_ID
+  rc_client.py keepalive HOST:PORT FAULT_ID [INJECT_JSON]
       Renews FAULT_ID (and an unknown id, "nope") every 0.5 s on one
       connection, as the coordinator does, printing each response as one JSON
       line, until killed. One process for the whole loop: a client started per
       renewal took seconds on a host busy with two labs, and let the lease lapse.
+      With INJECT_JSON, sends that request first on the same connection and
+      prints its response: a client that started after the inject once took
+      longer than the 8 s lease to renew at all (ci47).
   rc_client.py raw HOST:PORT HEX
       Sends raw bytes and prints "closed" if the agent closes the connection
       within 2 s, else the JSON of whatever frames came back.
@@ -136,9 +139,12 @@ def cmd_call(addr, text, events_s, until=None):
     return 0 if resp.get("ok") else 1
 
 
-def cmd_keepalive(addr, fault_id):
+def cmd_keepalive(addr, fault_id, inject=None):
     c = Conn(addr)
     rid = 1
+    if inject:
+        # the inject on the renewing connection: the lease starts once it is open
+        print(json.dumps(c.call(json.loads(inject), rid)), flush=True)
     while True:
         rid += 1
         resp = c.call({"op": "renew", "fault_ids": [fault_id, "nope"]}, rid)
@@ -177,8 +183,8 @@ def main(argv):
             elif len(argv) != 4:
                 raise SystemExit(__doc__)
             return cmd_call(argv[2], argv[3], ev, until)
-        if len(argv) == 4 and argv[1] == "keepalive":
-            return cmd_keepalive(argv[2], argv[3])
+        if len(argv) in (4, 5) and argv[1] == "keepalive":
+            return cmd_keepalive(*argv[2:])
         if len(argv) == 4 and argv[1] == "raw":
             return cmd_raw(argv[2], argv[3])
     except (OSError, ValueError, TimeoutError, EOFError) as e:

@@ -42,7 +42,7 @@ static const char *get(const char *rel)
 	char path[256];
 
 	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
-	if (agent_sysfs_read(path, buf, sizeof(buf)))
+	if (rc_sysfs_read(path, buf, sizeof(buf)))
 		return NULL;
 	return buf;
 }

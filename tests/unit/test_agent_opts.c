@@ -163,7 +163,7 @@ static void test_target_resolution(void **state)
 	put(root, "class/infiniband/rxe_a/ports/1/gid_attrs/ndevs/0", "rail0\n");
 	put(root, "class/infiniband/rxe_b/parent", "rail1\n");
 	mkdir("/tmp/rc-unused", 0755);
-	agent_sysfs_root = root;
+	rc_sysfs_root = root;
 
 	j = target("{\"device\": \"rxe_a\", \"port\": 1}");
 	assert_int_equal(agent_target_resolve(&o, "link_down", j, &t, err, sizeof(err)), 0);
@@ -205,7 +205,7 @@ static void test_target_resolution(void **state)
 	assert_int_equal(agent_target_resolve(&o, "link_down", j, &t, err, sizeof(err)), -EINVAL);
 	json_decref(j);
 
-	agent_sysfs_root = "/sys";
+	rc_sysfs_root = "/sys";
 	snprintf(cmd, sizeof(cmd), "rm -rf %s /tmp/rc-unused", root);
 	assert_int_equal(system(cmd), 0);
 }

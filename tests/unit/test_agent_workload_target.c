@@ -191,7 +191,7 @@ static const char *wait_file(const char *path)
 	struct timespec ts = {0, 10 * 1000 * 1000};
 
 	do {
-		if (!agent_sysfs_read(path, buf, sizeof(buf)) && buf[0])
+		if (!rc_sysfs_read(path, buf, sizeof(buf)) && buf[0])
 			return buf;
 		nanosleep(&ts, NULL);
 	} while (rc_now_ns() < end);
@@ -241,7 +241,7 @@ static bool has_setpcap(void)
 	char buf[4096], *p;
 	unsigned long long eff;
 
-	if (agent_sysfs_read("/proc/self/status", buf, sizeof(buf)))
+	if (rc_sysfs_read("/proc/self/status", buf, sizeof(buf)))
 		return false;
 	p = strstr(buf, "CapEff:");
 	return p && sscanf(p + 7, "%llx", &eff) == 1 && (eff & (1ULL << 8));
@@ -504,7 +504,7 @@ static const char *rdma_max(void)
 	char path[300];
 
 	snprintf(path, sizeof(path), "%s/s/rdma.max", cgroot);
-	assert_int_equal(agent_sysfs_read(path, buf, sizeof(buf)), 0);
+	assert_int_equal(rc_sysfs_read(path, buf, sizeof(buf)), 0);
 	return buf;
 }
 

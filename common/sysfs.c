@@ -13,11 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agents/agent.h"
+#include <net/if.h>
 
-const char *agent_sysfs_root = "/sys";
+#include "common/sysfs.h"
 
-int agent_sysfs_read(const char *path, char *buf, size_t len)
+const char *rc_sysfs_root = "/sys";
+
+int rc_sysfs_read(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
@@ -41,10 +43,10 @@ int agent_sysfs_read(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int agent_sysfs_u64(const char *path, uint64_t *v)
+int rc_sysfs_u64(const char *path, uint64_t *v)
 {
 	char buf[64], *end;
-	int ret = agent_sysfs_read(path, buf, sizeof(buf));
+	int ret = rc_sysfs_read(path, buf, sizeof(buf));
 
 	if (ret)
 		return ret;
@@ -75,7 +77,7 @@ static int agent_first_entry(const char *dir, char *name, size_t len)
 	return ret;
 }
 
-int agent_ib_port_netdev(const char *dev, int port, char *netdev, size_t len)
+int rc_ib_port_netdev(const char *dev, int port, char *netdev, size_t len)
 {
 	char path[512];
 	int idx;
@@ -83,33 +85,33 @@ int agent_ib_port_netdev(const char *dev, int port, char *netdev, size_t len)
 	/* RoCE: every GID entry of the port names its netdev; the first populated one will do. */
 	for (idx = 0; idx < 16; idx++) {
 		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports/%d/gid_attrs/ndevs/%d",
-			 agent_sysfs_root, dev, port, idx);
-		if (!agent_sysfs_read(path, netdev, len) && netdev[0])
+			 rc_sysfs_root, dev, port, idx);
+		if (!rc_sysfs_read(path, netdev, len) && netdev[0])
 			return 0;
 	}
 	/* rxe and siw name their netdev in `parent`; hardware has device/net/<netdev>. */
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/parent", agent_sysfs_root, dev);
-	if (!agent_sysfs_read(path, netdev, len) && netdev[0])
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/parent", rc_sysfs_root, dev);
+	if (!rc_sysfs_read(path, netdev, len) && netdev[0])
 		return 0;
-	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net", agent_sysfs_root, dev);
+	snprintf(path, sizeof(path), "%s/class/infiniband/%s/device/net", rc_sysfs_root, dev);
 	return agent_first_entry(path, netdev, len) ? -ENODEV : 0;
 }
 
-int agent_ib_device_of(const char *netdev, char *dev, size_t len, int *port)
+int rc_ib_device_of(const char *netdev, char *dev, size_t len, int *port)
 {
 	char path[512], nd[IF_NAMESIZE];
 	struct dirent *e, *pe;
 	DIR *d, *pd;
 	int ret = -ENODEV;
 
-	snprintf(path, sizeof(path), "%s/class/infiniband", agent_sysfs_root);
+	snprintf(path, sizeof(path), "%s/class/infiniband", rc_sysfs_root);
 	d = opendir(path);
 	if (!d)
 		return -ENODEV;
 	while (ret && (e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports", agent_sysfs_root,
+		snprintf(path, sizeof(path), "%s/class/infiniband/%s/ports", rc_sysfs_root,
 			 e->d_name);
 		pd = opendir(path);
 		if (!pd)
@@ -117,7 +119,7 @@ int agent_ib_device_of(const char *netdev, char *dev, size_t len, int *port)
 		while ((pe = readdir(pd))) {
 			int p = atoi(pe->d_name);
 
-			if (p <= 0 || agent_ib_port_netdev(e->d_name, p, nd, sizeof(nd)) ||
+			if (p <= 0 || rc_ib_port_netdev(e->d_name, p, nd, sizeof(nd)) ||
 			    strcmp(nd, netdev))
 				continue;
 			snprintf(dev, len, "%s", e->d_name);
