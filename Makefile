@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Build, test and demo entry points for rdmachaos.
 #
-#   make          build/rdmachaos, build/rdmachaos-agent, build/rdmachaos-stream
+#   make          build/rdmachaos, build/rdmachaos-agent, build/rdmachaos-stream,
+#                 build/rdmachaos-healthcheck (Slurm's HealthCheckProgram, docs/SLURM.md)
 #   make deps     install what is missing from Debian's packages (demo and test do it first)
 #   make test     unit tests (ASan+UBSan), fuzz smoke (tests/fuzz) and lab integration tests,
 #                 overlapped where that is safe, with each phase's time (tests/run-all.sh)
@@ -34,11 +35,13 @@ COMMON_SRC := $(wildcard common/*.c)
 COORD_SRC  := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c)) $(wildcard reports/*.c) $(wildcard injectors/*.c)
 AGENT_SRC  := $(filter-out agents/agent_main.c,$(wildcard agents/*.c)) $(wildcard injectors/*.c)
 STREAM_SRC := $(filter-out workloads/stream_main.c,$(wildcard workloads/*.c))
+HC_SRC     := $(filter-out healthcheck/hc_main.c,$(wildcard healthcheck/*.c))
 
 OBJ      = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
 SANOBJ   = $(patsubst %.c,$(BUILD)/san/%.o,$(1))
 
 BINS     := $(BUILD)/rdmachaos $(BUILD)/rdmachaos-agent $(BUILD)/rdmachaos-stream \
+            $(BUILD)/rdmachaos-healthcheck \
             $(BUILD)/librdmachaos-verbs.so $(BUILD)/tests/shim_selftest
 TESTS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 # The MPI program of the lab's job drills (scenarios/job-mpi.yaml), when Open MPI is installed
@@ -63,6 +66,10 @@ $(BUILD)/rdmachaos-agent: $(call OBJ,agents/agent_main.c $(AGENT_SRC) $(COMMON_S
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/rdmachaos-stream: $(call OBJ,workloads/stream_main.c $(STREAM_SRC) $(COMMON_SRC))
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Slurm's HealthCheckProgram for RDMA rails (healthcheck/hc.h, docs/SLURM.md).
+$(BUILD)/rdmachaos-healthcheck: $(call OBJ,healthcheck/hc_main.c $(HC_SRC) $(COMMON_SRC))
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
 # The verbs shim a workload is preloaded with (shim/, docs in shim/shim.h):
@@ -102,13 +109,14 @@ $(BUILD)/san/%.o: %.c $(wildcard */*.h) injectors/injectors.def
 	$(CC) $(CFLAGS) $(SAN) -O1 -c -o $@ $<
 
 # Unit tests are named after the module they test and link only it (and
-# common/), sanitized: test_common_*, test_coord_*, test_agent_*, test_stream_*.
+# common/), sanitized: test_common_*, test_coord_*, test_agent_*, test_stream_*, test_hc_*.
 # A test that fakes a symbol lists it in tests/unit/<name>.wrap, one a line; one that shares a
 # fake (tests/unit/fake_*.c) lists its name in tests/unit/<name>.fixtures.
 TEST_LIB_common := $(COMMON_SRC)
 TEST_LIB_coord  := $(COMMON_SRC) $(COORD_SRC)
 TEST_LIB_agent  := $(COMMON_SRC) $(AGENT_SRC)
 TEST_LIB_stream := $(COMMON_SRC) $(STREAM_SRC)
+TEST_LIB_hc     := $(COMMON_SRC) $(HC_SRC)
 test_module      = $(word 2,$(subst _, ,$(1)))
 
 .SECONDARY:

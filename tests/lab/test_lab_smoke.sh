@@ -186,7 +186,31 @@ else
 	bad "exec: got rc $rc and '$out', wanted rc 7 and 'a b|c'\''d|'"
 fi
 
-# ---------------------------------------------------------------- 6. down leaves nothing behind
+# ---------------------------------------------------------------- 6. the health check on real rxe ports
+# rdmachaos-healthcheck (docs/SLURM.md) in node-a without Slurm (--no-drain): healthy; rail1's
+# link taken down is named, with the port, the netdev and rxe's link_downed counter (it counts
+# at the down); healthy again once the link is back.
+HC="$REPO/build/rdmachaos-healthcheck --config /tmp/hc.yaml --no-drain"
+# shellcheck disable=SC2016 # expanded in the guest
+hc_out=$(lab exec node-a -- 'rm -rf /tmp/hc-state; printf "%s\n" "rails: [{device: rxe_rail0}, {device: rxe_rail1}]" \
+	"counters: {link_downed: 0}" "state_dir: /tmp/hc-state" >/tmp/hc.yaml; '"$HC"'; echo "rc=$?"
+	ip link set rail1 down; '"$HC"'; echo "rc=$?"
+	ip link set rail1 up
+	for i in $(seq 100); do read -r st </sys/class/infiniband/rxe_rail1/ports/1/state; [ "$st" = "4: ACTIVE" ] && break; sleep 0.1; done
+	'"$HC"'; echo "rc=$?"' 2>&1)
+want_rc=$(grep -o '^rc=[0-9]*' <<<"$hc_out" | tr '\n' ' ')
+if [ "$want_rc" = "rc=0 rc=1 rc=0 " ] &&
+	grep -q 'node-a: healthy: 2 rails' <<<"$hc_out" &&
+	grep -q 'rxe_rail1 port 1 (rail1): port DOWN, not ACTIVE' <<<"$hc_out" &&
+	grep -q 'rxe_rail1 port 1 (rail1): netdev rail1 is down, not up' <<<"$hc_out" &&
+	grep -q 'rxe_rail1 port 1 (rail1): link_downed rose by 1 since the last check' <<<"$hc_out"; then
+	ok "health check: healthy; rail1 down named (port, netdev, link_downed); healthy after the repair"
+else
+	bad "health check: exit statuses '$want_rc', wanted 'rc=0 rc=1 rc=0 '"
+	sed 's/^/    /' <<<"$hc_out"
+fi
+
+# ---------------------------------------------------------------- 7. down leaves nothing behind
 if [ "${RDMACHAOS_LAB_REUSE:-0}" != 1 ]; then
 	run=$(realpath -m "$RDMACHAOS_LAB_DIR")/run
 	if lab down && lab down >/dev/null &&
