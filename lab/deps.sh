@@ -26,8 +26,18 @@ LAB_PKGS=(
 	openmpi-bin libopenmpi-dev openssh-client libwrap0
 )
 
+# `lab up --slurm` only (lab/deps.sh --slurm): Debian's Slurm and munge, run inside the guests
+# (docs/SLURM.md). Installed with their services kept from starting on this host.
+SLURM_PKGS=(slurmctld slurmd slurm-client munge)
+want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${LAB_PKGS[@]}")
+slurm=0
+if [ "${1:-}" = --slurm ]; then
+	slurm=1
+	want+=("${SLURM_PKGS[@]}")
+fi
+
 missing=()
-for p in "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${LAB_PKGS[@]}"; do
+for p in "${want[@]}"; do
 	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
 	case "$status" in
 	ii*) ;;
@@ -36,7 +46,7 @@ for p in "${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${LAB_PKGS[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-	echo "deps: all ${#BUILD_PKGS[@]} build, ${#TEST_PKGS[@]} test and ${#LAB_PKGS[@]} lab packages are installed"
+	echo "deps: all ${#BUILD_PKGS[@]} build, ${#TEST_PKGS[@]} test and ${#LAB_PKGS[@]} lab packages are installed$([ "$slurm" = 1 ] && echo ", and ${#SLURM_PKGS[@]} for Slurm")"
 	exit 0
 fi
 
@@ -52,6 +62,14 @@ fi
 
 echo "deps: installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# Slurm's and munge's services are for the guests: policy-rc.d keeps invoke-rc.d from starting
+# them here (only when this script made it, it removes it again).
+if [ "$slurm" = 1 ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\n# lab/deps.sh --slurm: no service starts while it installs\nexit 101\n' |
+		$SUDO tee /usr/sbin/policy-rc.d >/dev/null
+	$SUDO chmod 755 /usr/sbin/policy-rc.d
+	trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 $SUDO apt-get update -q </dev/null
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
 	"${missing[@]}" </dev/null

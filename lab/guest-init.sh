@@ -98,6 +98,7 @@ want[$CTL_MAC]=eth0
 read -r -a rail_macs <<<"$RAIL_MACS"
 read -r -a rail_addrs <<<"$RAIL_ADDRS"
 for ((r = 0; r < RAILS; r++)); do want[${rail_macs[r]}]=rail$r; done
+[ -z "${MGMT_MAC:-}" ] || want[$MGMT_MAC]=mgmt
 
 # (bash builtins only in these loops: every exec of a tool is a 9p round trip under TCG)
 declare -A have
@@ -133,6 +134,10 @@ for ((r = 0; r < RAILS; r++)); do
 	batch+="addr add ${rail_addrs[r]} dev rail$r"$'\n'"link set rail$r up"$'\n'
 	rbatch+="link add rxe_rail$r type rxe netdev rail$r"$'\n'
 done
+if [ -n "${MGMT_MAC:-}" ]; then
+	echo 1 >/proc/sys/net/ipv6/conf/mgmt/disable_ipv6 2>/dev/null || true
+	batch+="addr add $MGMT_ADDR dev mgmt"$'\n'"link set mgmt up"$'\n'
+fi
 printf '%s' "$batch" | ip -batch - || fail "addressing eth0/rails failed"
 log "NICs up at $(uptime_s) s"
 printf '%s' "$rbatch" | rdma -b - || fail "rdma link add failed"
@@ -179,6 +184,25 @@ if [ -n "${SSHD:-}" ] && [ -d "$SHARE/ssh" ]; then
 	else
 		log "sshd did not start ($SSHD): jobs with a launcher cannot reach this node"
 	fi
+fi
+
+# --- Slurm (lab up --slurm): munged, slurmd on every node, slurmctld on node-a, all over the
+# management network; their state and logs under /tmp/slurm, the config from the lab's run dir
+if [ -n "${SLURM_DIR:-}" ]; then
+	mkdir -p /tmp/slurm /run/munge /run/rdmachaos/munge /sys/fs/cgroup/system.slice
+	cp "$SLURM_DIR/munge.key" /run/rdmachaos/munge/munge.key && chmod 400 /run/rdmachaos/munge/munge.key
+	if /usr/sbin/munged --force --key-file=/run/rdmachaos/munge/munge.key \
+		--socket=/run/munge/munge.socket.2 --pid-file=/run/munge/munged.pid \
+		--log-file=/tmp/slurm/munged.log --seed-file=/run/munge/munge.seed; then
+		log "munged up"
+	else
+		log "munged did not start: Slurm cannot authenticate on this node"
+	fi
+	export SLURM_CONF=$SLURM_DIR/slurm.conf
+	if [ "$NODE_INDEX" = 0 ]; then
+		/usr/sbin/slurmctld -f "$SLURM_CONF" && log "slurmctld up" || log "slurmctld did not start"
+	fi
+	/usr/sbin/slurmd -f "$SLURM_CONF" -N "$NODE_NAME" && log "slurmd up" || log "slurmd did not start"
 fi
 
 # --- exec service: one command per connection (see lab/guest-exec.sh), host loopback only via hostfwd

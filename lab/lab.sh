@@ -65,12 +65,17 @@ usage() {
 	cat <<EOF
 usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
 
-  up [--nodes N] [--rails R] [--accel tcg|kvm|auto] [--kernel 6.1|6.12] [--monitoring]
+  up [--nodes N] [--rails R] [--accel tcg|kvm|auto] [--kernel 6.1|6.12] [--monitoring] [--slurm]
         boot N guests (default 2, at most 26) with R data rails each (default 2, at most 4);
         waits until every node's exec service (and agent, if built) answers. --kernel: the
         guest kernel, Debian's 6.1 (bookworm) or 6.12 (bookworm-backports), default
         $DEFAULT_KERNEL; each is fetched once into the cache. --monitoring: also Debian's
         Prometheus and Alertmanager on host loopback (docs/MONITORING.md)
+        --slurm: also Debian's Slurm and munge in the guests (installed on first use by
+        lab/deps.sh --slurm, their services kept from starting on the host), slurmctld on
+        node-a, slurmd on every node, over a management network (198.51.100.0/24, NIC mgmt)
+        that is no rail and no agent may fault; scontrol with SLURM_CONF from lab.json
+        (docs/SLURM.md)
   status [--json]
         show the lab that is up; --json prints its state file (run/lab.json)
   exec NODE [--timeout S] -- CMD...
@@ -120,6 +125,10 @@ receiver_port() { echo $((PORT_BASE + 92)); }
 rail_addr() { echo "192.0.2.$((64 * $1 + $2 + 1))"; } # rail, node
 rail_mac() { printf '52:54:00:%02x:%02x:01' "$1" "$2"; }
 ctl_mac() { printf '52:54:00:fe:%02x:01' "$1"; }
+# --slurm: the management network Slurm's traffic takes, never a rail and never chaos's
+mgmt_addr() { echo "198.51.100.$(($1 + 1))"; }
+mgmt_mac() { printf '52:54:00:fd:%02x:01' "$1"; }
+mgmt_port() { echo $((PORT_BASE + 40)); }
 
 json_str() {
 	local s=$1
@@ -506,6 +515,18 @@ start_qemu() { # index N R
 		fi
 		args+=(-device "virtio-net-pci,netdev=rail$r,mac=$(rail_mac "$r" "$i"),romfile=")
 	done
+	if [ -n "$SLURM" ]; then
+		if [ "$n" -eq 1 ]; then
+			args+=(-netdev "user,id=mgmt,restrict=on")
+		elif [ "$n" -eq 2 ] && [ "$i" -eq 0 ]; then
+			args+=(-netdev "socket,id=mgmt,listen=127.0.0.1:$(mgmt_port)")
+		elif [ "$n" -eq 2 ]; then
+			args+=(-netdev "socket,id=mgmt,connect=127.0.0.1:$(mgmt_port)")
+		else
+			args+=(-netdev "vde,id=mgmt,sock=$RUN/mgmt.vde")
+		fi
+		args+=(-device "virtio-net-pci,netdev=mgmt,mac=$(mgmt_mac "$i"),romfile=")
+	fi
 	printf '%q ' "$QEMU" "${args[@]}" >"$RUN/$name.cmdline"
 	echo >>"$RUN/$name.cmdline"
 	if ! (no_fds nice -n "$LAB_NICE" "$QEMU" "${args[@]}") </dev/null >"$RUN/$name.qemu.log" 2>&1; then
@@ -573,8 +594,43 @@ START_AGENT=$4
 TLS_DIR='$TLS_DIR'
 METRICS_PORT=${MONITORING:+$GUEST_METRICS_PORT}
 SSHD='$SSHD'
+MGMT_MAC=${SLURM:+$(mgmt_mac "$i")}
+MGMT_ADDR=${SLURM:+$(mgmt_addr "$i")/24}
+SLURM_DIR=${SLURM:+'$RUN/slurm'}
 EOF
 	[ -z "$SSHD" ] || cp -a "$RUN/ssh" "$RUN/$name/ssh"
+}
+
+# --slurm: one munge key for the lab, slurm.conf and cgroup.conf (read by every guest from here,
+# on the host's read-only root). Every path Slurm writes is under /tmp in the guests. node-a runs
+# slurmctld; every node runs slurmd. Traffic between them takes the management network.
+write_slurm_conf() { # N
+	local n=$1 i nodes=""
+	mkdir -p -m 700 "$RUN/slurm"
+	head -c 1024 /dev/urandom >"$RUN/slurm/munge.key"
+	chmod 400 "$RUN/slurm/munge.key"
+	{
+		printf '%s\n' "# Written by lab/lab.sh up --slurm (docs/SLURM.md)" \
+			"ClusterName=rdmachaos-lab" "SlurmctldHost=node-a($(mgmt_addr 0))" \
+			"SlurmUser=root" "SlurmdUser=root" "AuthType=auth/munge" "CredType=cred/munge" \
+			"AuthInfo=socket=/run/munge/munge.socket.2" \
+			"StateSaveLocation=/tmp/slurm/state" "SlurmdSpoolDir=/tmp/slurm/spool" \
+			"SlurmctldPidFile=/tmp/slurm/slurmctld.pid" "SlurmdPidFile=/tmp/slurm/slurmd.pid" \
+			"SlurmctldLogFile=/tmp/slurm/slurmctld.log" "SlurmdLogFile=/tmp/slurm/slurmd.log" \
+			"ProctrackType=proctrack/linuxproc" "TaskPlugin=task/none" "MpiDefault=none" \
+			"SchedulerType=sched/backfill" "SelectType=select/cons_tres" \
+			"SelectTypeParameters=CR_CPU" "ReturnToService=2" "SlurmctldTimeout=30" \
+			"SlurmdTimeout=30" "InactiveLimit=0" "KillWait=5" "MinJobAge=60" \
+			"JobCompType=jobcomp/none" "AccountingStorageType=accounting_storage/none"
+		for ((i = 0; i < n; i++)); do
+			printf 'NodeName=%s NodeAddr=%s CPUs=1 RealMemory=256 State=UNKNOWN\n' \
+				"$(node_name "$i")" "$(mgmt_addr "$i")"
+			nodes+="${nodes:+,}$(node_name "$i")"
+		done
+		printf 'PartitionName=lab Nodes=%s Default=YES MaxTime=INFINITE State=UP\n' "$nodes"
+	} >"$RUN/slurm/slurm.conf"
+	printf '%s\n' "# Written by lab/lab.sh up --slurm" "CgroupPlugin=cgroup/v2" "IgnoreSystemd=yes" \
+		>"$RUN/slurm/cgroup.conf"
 }
 
 write_state() { # N R
@@ -600,6 +656,13 @@ write_state() { # N R
 		printf '],"rails":%d,"accel":"%s","kernel":"%s","kernel_flavour":"%s","port_base":%d,"started_at":"%s","dir":%s,"pki":%s' \
 			"$rails" "$ACCEL" "$KVER" "$FLAVOUR" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
 			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)"
+		if [ -n "$SLURM" ]; then
+			printf ',"slurm":{"conf":%s,"controller":"node-a","mgmt":[' "$(json_str "$RUN/slurm/slurm.conf")"
+			for ((i = 0; i < n; i++)); do
+				printf '%s"%s"' "$([ "$i" -gt 0 ] && echo ,)" "$(mgmt_addr "$i")"
+			done
+			printf ']}'
+		fi
 		if [ -n "$MONITORING" ]; then
 			printf ',"monitoring":{"prometheus":"http://127.0.0.1:%d","alertmanager":"http://127.0.0.1:%d","receiver":"127.0.0.1:%d","token_file":%s,"metrics":[' \
 				"$(prometheus_port)" "$(alertmanager_port)" "$(receiver_port)" "$(json_str "$RUN/monitoring/webhook.token")"
@@ -621,6 +684,7 @@ write_state() { # N R
 		echo "LAB_PORT_BASE=$PORT_BASE"
 		echo "LAB_PKI='$TLS_DIR'"
 		echo "LAB_MONITORING=$MONITORING"
+		echo "LAB_SLURM=$SLURM"
 		printf 'LAB_PIDS="'
 		for ((i = 0; i < n; i++)); do printf '%s ' "$(cat "$RUN/$(node_name "$i").pid")"; done
 		printf '"\n'
@@ -662,6 +726,7 @@ cmd_up() {
 	local n=2 rails=2 accel=${RDMACHAOS_LAB_ACCEL:-auto} i r name p t0 start_agent=1
 	FLAVOUR=${RDMACHAOS_LAB_KERNEL:-$DEFAULT_KERNEL}
 	MONITORING=
+	SLURM=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--nodes) n=${2:?--nodes needs a number}; shift 2 ;;
@@ -673,6 +738,7 @@ cmd_up() {
 		--kernel) FLAVOUR=${2:?--kernel needs 6.1 or 6.12}; shift 2 ;;
 		--kernel=*) FLAVOUR=${1#*=}; shift ;;
 		--monitoring) MONITORING=1; shift ;;
+		--slurm) SLURM=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) die "up: unknown argument '$1' (see: $CMD --help)" ;;
 		esac
@@ -715,6 +781,10 @@ cmd_up() {
 	fi
 	if [ "$n" -eq 2 ]; then
 		for ((r = 0; r < rails; r++)); do ports+=($((PORT_BASE + 4 + r))); done
+		[ -z "$SLURM" ] || ports+=("$(mgmt_port)")
+	fi
+	if [ -n "$SLURM" ]; then
+		bash "$LAB_SRC/deps.sh" --slurm >&2 || die "up: --slurm: Slurm and munge could not be installed (lab/deps.sh --slurm)"
 	fi
 	for p in "${ports[@]}"; do
 		port_in_use "$p" && die "host port $p is in use (another lab? set RDMACHAOS_LAB_PORT_BASE)"
@@ -750,17 +820,21 @@ cmd_up() {
 	mkdir -p "$RUN"
 
 	if [ "$n" -ne 2 ]; then
-		for ((r = 0; r < rails; r++)); do
+		local nets=()
+		for ((r = 0; r < rails; r++)); do nets+=("rail$r"); done
+		[ -z "$SLURM" ] || [ "$n" -eq 1 ] || nets+=(mgmt)
+		for r in "${nets[@]}"; do
 			[ "${#RUN}" -lt 90 ] || die "run dir path too long for unix sockets: $RUN"
-			(no_fds nice -n "$LAB_NICE" vde_switch -s "$RUN/rail$r.vde" -p "$RUN/rail$r.vde.pid" -d) </dev/null >/dev/null 2>&1 ||
-				die "vde_switch for rail$r failed"
+			(no_fds nice -n "$LAB_NICE" vde_switch -s "$RUN/$r.vde" -p "$RUN/$r.vde.pid" -d) </dev/null >/dev/null 2>&1 ||
+				die "vde_switch for $r failed"
 			for _ in $(seq 50); do
-				[ -S "$RUN/rail$r.vde/ctl" ] && break
+				[ -S "$RUN/$r.vde/ctl" ] && break
 				sleep 0.1
 			done
-			[ -S "$RUN/rail$r.vde/ctl" ] || die "vde_switch for rail$r did not come up"
+			[ -S "$RUN/$r.vde/ctl" ] || die "vde_switch for $r did not come up"
 		done
 	fi
+	[ -z "$SLURM" ] || write_slurm_conf "$n"
 
 	ensure_ssh "$n" "$rails"
 	for ((i = 0; i < n; i++)); do

@@ -6,7 +6,7 @@
 #      the compiler flags come from the packages just installed;
 #   2. six jobs side by side:
 #        lab        a 2x2 lab: the smoke test, then the 2-node drills
-#                   (tests/lab/run.sh smoke drills)
+#                   (tests/lab/run.sh smoke slurm drills)
 #        faults     a second lab of its own, 3x2 with Prometheus and Alertmanager: the
 #                   alerts drill and the game day, then on its node-a and node-b fault
 #                   tolerance (coordinator and agent SIGKILLs, a cut control channel, bad
@@ -117,7 +117,7 @@ if [ "${TEST_JOBS:-6}" = 1 ]; then
 else
 	run_job() { job "$@"; }
 fi
-run_job lab bash tests/lab/run.sh smoke drills
+run_job lab bash tests/lab/run.sh smoke slurm drills
 run_job faults faults_lab
 run_job offline-1 steps "make --no-print-directory -s -j2 unit-test"
 run_job fuzz steps "make --no-print-directory -s fuzz-smoke"

@@ -81,7 +81,16 @@ wait_clean() {
 # node-b's agent log from here on: the lab may have run other drills before this test
 agent_log=$labdir/run/node-b/agent.log
 log_from=$(($(wc -l <"$agent_log" 2>/dev/null || echo 0) + 1))
-agent_log_says() { tail -n "+$log_from" "$agent_log" 2>/dev/null | grep -q "$1"; }
+# Waits up to 5 s for the line: the agent writes its log after the action it reports (ci49: rail0
+# was seen up before "lease expired" was in the file).
+agent_log_says() {
+	local i
+	for ((i = 0; i < 25; i++)); do
+		tail -n "+$log_from" "$agent_log" 2>/dev/null | grep -q "$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
 
 # ---------------------------------------------------------------- 1. coordinator kills
 clean=0 mid=0

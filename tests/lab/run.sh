@@ -3,12 +3,14 @@
 # Integration tests: the real thing, on real Soft-RoCE in the lab.
 #
 #   tests/lab/run.sh [PART...]
-#        PART: functional (= smoke shim interrupted), drills, jobs, trials, fault-tolerance,
-#        drills-3node
-#        (default: all, in that order)
+#        PART: functional (= smoke shim interrupted), slurm, drills, jobs, trials,
+#        fault-tolerance, drills-3node
+#        (default: all but slurm, in that order)
 #
 # functional: the lab smoke test (smoke), the verbs shim's self-test (shim),
 #   Ctrl-C in a drill (interrupted).
+# slurm: Slurm in the lab and the health check against it (tests/lab/test_lab_slurm.sh); the
+#   first lab then boots with --slurm.
 # drills: the 2-node lab drills with their report checks, one after another on
 #   the same lab; jobs: the job drills that restart a job, die of a QP error and
 #   fall back to TCP; trials: one fault repeated at random gaps from a seed.
@@ -33,9 +35,9 @@ parts=("$@")
 for i in "${!parts[@]}"; do
 	case ${parts[i]} in
 	functional) parts[i]="smoke shim interrupted" ;;
-	smoke | shim | interrupted | drills | jobs | trials | fault-tolerance | drills-3node) ;;
+	smoke | slurm | shim | interrupted | drills | jobs | trials | fault-tolerance | drills-3node) ;;
 	*)
-		echo "usage: tests/lab/run.sh [functional|smoke|shim|interrupted|drills|jobs|trials|fault-tolerance|drills-3node]..." >&2
+		echo "usage: tests/lab/run.sh [functional|smoke|slurm|shim|interrupted|drills|jobs|trials|fault-tolerance|drills-3node]..." >&2
 		exit 64
 		;;
 	esac
@@ -104,7 +106,13 @@ relab() { # [NODES] [lab up flags...]
 # The lab the first part needs: drills-3node's when it comes first (tests/run-all.sh puts it
 # there, so that the parts after it run on its lab instead of booting another).
 if ! lab status >/dev/null 2>&1; then
-	if [ "${parts[0]}" = drills-3node ]; then relab 3 --monitoring || finish; else relab 2 || finish; fi
+	if [ "${parts[0]}" = drills-3node ]; then
+		relab 3 --monitoring || finish
+	elif [[ " ${parts[*]} " == *" slurm "* ]]; then
+		relab 2 --slurm || finish # Slurm on the management network, for the slurm part
+	else
+		relab 2 || finish
+	fi
 fi
 export RDMACHAOS_LAB_REUSE=1
 
@@ -291,6 +299,8 @@ interrupted() {
 }
 
 smoke() { script 600 tests/lab/test_lab_smoke.sh; }
+# Slurm in the lab and rdmachaos-healthcheck against the real slurmctld (docs/SLURM.md).
+slurm() { script 300 tests/lab/test_lab_slurm.sh; }
 # The verbs shim on real rxe: every command, then inert.
 shim() { script 600 tests/shim/run_lab_selftest.sh; }
 
@@ -518,6 +528,7 @@ drills_3node() {
 for p in "${parts[@]}"; do
 	case $p in
 	smoke) smoke ;;
+	slurm) slurm ;;
 	shim) shim ;;
 	interrupted) interrupted ;;
 	drills) drills ;;
