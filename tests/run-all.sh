@@ -8,11 +8,12 @@
 #        lab        a 2x2 lab: the smoke test, then the 2-node drills
 #                   (tests/lab/run.sh smoke slurm drills)
 #        faults     a second lab of its own, 3x2 with Prometheus and Alertmanager: the
-#                   alerts drill and the game day, then on its node-a and node-b fault
-#                   tolerance (coordinator and agent SIGKILLs, a cut control channel, bad
-#                   certificates), the verbs shim, Ctrl-C in a drill, the jobs drills and
-#                   the trials drill
-#                   (tests/lab/run.sh drills-3node fault-tolerance shim interrupted jobs trials)
+#                   alerts drill and the game day, then on its node-a and node-b the verbs
+#                   shim, Ctrl-C in a drill, the jobs drills, the trials drill and, last,
+#                   fault tolerance (coordinator and agent SIGKILLs, a cut control channel,
+#                   bad certificates): a client killed mid-connect has wedged Soft-RoCE's
+#                   rdma_cm for whatever ran after it (ci50: no data, no REJECT, for 60 s)
+#                   (tests/lab/run.sh drills-3node shim interrupted jobs trials fault-tolerance)
 #        offline-1  unit tests (ASan+UBSan)
 #        offline-2  report tests
 #        fuzz       the fuzz smoke (its runs are timed, so it does not wait for the others)
@@ -106,7 +107,7 @@ export -f host_agent_tests
 faults_lab() {
 	RDMACHAOS_LAB_DIR=$top/build/lab-faults RDMACHAOS_LAB_PORT_BASE=17800 \
 		RDMACHAOS_LAB_CACHE=${RDMACHAOS_LAB_CACHE:-$top/build/lab/cache} \
-		bash tests/lab/run.sh drills-3node fault-tolerance shim interrupted jobs trials
+		bash tests/lab/run.sh drills-3node shim interrupted jobs trials fault-tolerance
 }
 
 rm -f "$logs"/*.log "$logs"/*.rc
