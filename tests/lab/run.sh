@@ -217,11 +217,15 @@ drill() {
 		2> >(tee "$out/$name.log" >&2)
 	rc=$?
 	# Soft-RoCE 6.1 sometimes loses a QP's error completion and hangs it; the
-	# workload's watchdog says so (wc_status WATCHDOG). That is the lab's RDMA
-	# stack failing, not the drill's verdict: one retry on a fresh lab, loudly.
+	# workload's watchdog says so (wc_status WATCHDOG). A flow whose rdma_cm connect
+	# hung through the whole warm-up before any fault (ci48, ci51: guard-trip's flow on
+	# rail 0 connected only once SIGINT broke its wait) leaves the drill without a baseline.
+	# That is the lab's RDMA stack failing, not the drill's verdict: one retry on a fresh
+	# lab, loudly.
 	if ! exit_ok "$rc" "$want" &&
-		grep -qE '"wc_status":"WATCHDOG"|ignored SIGINT' "$out/$name/events.jsonl" 2>/dev/null; then
-		echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG, or a workload stuck at stop) in the events;" \
+		{ grep -qE '"wc_status":"WATCHDOG"|ignored SIGINT' "$out/$name/events.jsonl" 2>/dev/null ||
+			jq -e 'any(.reasons[]?; test("^no baseline"))' "$out/$name/report.json" >/dev/null 2>&1; }; then
+		echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG, a workload stuck at stop, or no baseline) in the events;" \
 			"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
 		rm -rf "$out/$name.attempt1"
 		mv "$out/$name" "$out/$name.attempt1"
