@@ -17,7 +17,12 @@ export PATH=/run/rdmachaos/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin
 export HOME=/root LANG=C.UTF-8 TERM=dumb
 exec </dev/null >/dev/console 2>&1
 
-log() { echo "rdmachaos-init: $*"; }
+# Every line carries the guest's uptime: where a slow boot spends its time shows in the console.
+log() {
+	local u _
+	read -r u _ </proc/uptime
+	echo "rdmachaos-init: [$u] $*"
+}
 
 idle_forever() {
 	# PID 1 must not exit; bash reaps any child (also reparented orphans) in wait.
@@ -157,7 +162,8 @@ rdma link show
 log "rails up at $(uptime_s) s"
 
 # --- sshd, for the launchers of jobs (lab/lab.sh ensure_ssh): the lab's keys into /run, 0600
-if [ -n "${SSHD:-}" ] && [ -d "$SHARE/ssh" ]; then
+start_sshd() {
+	[ -n "${SSHD:-}" ] && [ -d "$SHARE/ssh" ] || return 0
 	mkdir -p -m 755 /run/sshd
 	mkdir -p -m 700 /run/rdmachaos/ssh
 	cp "$SHARE"/ssh/* /run/rdmachaos/ssh/ && chmod 600 /run/rdmachaos/ssh/*
@@ -184,11 +190,12 @@ if [ -n "${SSHD:-}" ] && [ -d "$SHARE/ssh" ]; then
 	else
 		log "sshd did not start ($SSHD): jobs with a launcher cannot reach this node"
 	fi
-fi
+}
 
 # --- Slurm (lab up --slurm): munged, slurmd on every node, slurmctld on node-a, all over the
 # management network; their state and logs under /tmp/slurm, the config from the lab's run dir
-if [ -n "${SLURM_DIR:-}" ]; then
+start_slurm() {
+	[ -n "${SLURM_DIR:-}" ] || return 0
 	mkdir -p /tmp/slurm /run/munge /run/rdmachaos/munge /sys/fs/cgroup/system.slice
 	cp "$SLURM_DIR/munge.key" /run/rdmachaos/munge/munge.key && chmod 400 /run/rdmachaos/munge/munge.key
 	if /usr/sbin/munged --force --key-file=/run/rdmachaos/munge/munge.key \
@@ -203,7 +210,15 @@ if [ -n "${SLURM_DIR:-}" ]; then
 		/usr/sbin/slurmctld -f "$SLURM_CONF" && log "slurmctld up" || log "slurmctld did not start"
 	fi
 	/usr/sbin/slurmd -f "$SLURM_CONF" -N "$NODE_NAME" && log "slurmd up" || log "slurmd did not start"
-fi
+}
+
+# sshd and Slurm start beside the exec service and the agent: under TCG each of them spends
+# seconds loading its libraries over 9p (a 2-node --slurm lab spent 15 s on them one by one);
+# the node says ready only once both are done.
+start_sshd &
+sshd_starter=$!
+start_slurm &
+slurm_starter=$!
 
 # --- exec service: one command per connection (see lab/guest-exec.sh), host loopback only via hostfwd
 setsid /bin/busybox nc -ll -p "$EXEC_PORT" -e /bin/busybox sh "$LAB_SRC/guest-exec.sh" &
@@ -260,6 +275,7 @@ elif [ "${START_AGENT:-1}" != 1 ]; then
 	agent=disabled
 fi
 
+wait "$sshd_starter" "$slurm_starter"
 # Say ready only once the exec service listens.
 for ((t = 0; t < 100; t++)); do
 	listening "$EXEC_PORT" && break
