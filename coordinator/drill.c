@@ -962,6 +962,17 @@ static bool drill_alerts_settled(struct drill *d)
 }
 
 /*
+ * The drill waits past its plain end only for expected alerts and the scheduler's drain and
+ * resume; once every one of them is settled it can end.
+ */
+static bool drill_waits_settled(struct drill *d)
+{
+	if (!d->sc.expect.nr_alerts && !d->sched)
+		return false;
+	return (!d->sc.expect.nr_alerts || drill_alerts_settled(d)) && drill_sched_settled(d);
+}
+
+/*
  * Where Alertmanager sends its webhooks: --alert-receiver, the scenario's
  * monitoring.receiver, or the lab's (lab up --monitoring). "" when none.
  */
@@ -1069,8 +1080,8 @@ static void drill_timeline(struct drill *d)
 				drill_revert(d, f);
 		}
 		drill_take_alerts(d);
-		if (now >= d->end_ms ||
-		    (now >= d->end_ms_plain && d->sc.expect.nr_alerts && drill_alerts_settled(d)))
+		drill_sched_take(d);
+		if (now >= d->end_ms || (now >= d->end_ms_plain && drill_waits_settled(d)))
 			return;
 		drill_renew(d, now);
 		drill_progress(d, now);
@@ -1177,6 +1188,7 @@ static int drill_setup(struct drill *d)
 			    (double)(sf->at_ms + sf->duration_ms + a->resolve_within_ms) + 1000);
 		}
 	}
+	d->end_ms = drill_sched_end_ms(d, d->end_ms);
 	d->flows[0].w = &d->sc.workload;
 	d->flows[0].guard = -1;
 	snprintf(d->flows[0].wl_id, sizeof(d->flows[0].wl_id), "%s", DRILL_WL_ID);
@@ -1206,7 +1218,8 @@ static void drill_execute(struct drill *d)
 
 	if (d->sc.lab && drill_prepare_lab(d))
 		return;
-	if (drill_setup_fleet(d) || drill_handshake(d) || drill_start_alerts(d))
+	if (drill_setup_fleet(d) || drill_handshake(d) || drill_start_alerts(d) ||
+	    drill_sched_start(d))
 		return;
 	fprintf(stderr, "rdmachaos: %u nodes ready; clocks aligned:", d->fl.nr_agents);
 	for (i = 0; i < d->fl.nr_agents; i++)
@@ -1234,7 +1247,7 @@ static enum ev_verdict drill_judge(struct drill *d, struct ev_integrity *in, jso
 	struct ev_fault_result results[SC_MAX_FAULTS];
 	struct ev_fault evf[SC_MAX_FAULTS];
 	struct ev_drill_outcome out = {.own_reasons = d->reasons, .aborted = d->aborted_by >= 0};
-	json_t *probs = NULL, *job_probs = json_array();
+	json_t *probs = NULL, *job_probs = json_array(), *sched_probs = NULL;
 	enum ev_verdict v;
 	unsigned int i;
 
@@ -1291,11 +1304,14 @@ static enum ev_verdict drill_judge(struct drill *d, struct ev_integrity *in, jso
 	}
 	if (json_array_size(job_probs))
 		out.job_problems = job_probs;
+	drill_sched_judge(d, drill_now_ms(d), &sched_probs);
+	out.sched_problems = sched_probs;
 	out.inconclusive = d->inconclusive;
 	out.stop_requested = drill_stop_requested;
 	v = ev_drill_verdict(v, &out, reasons);
 	json_decref(probs);
 	json_decref(job_probs);
+	json_decref(sched_probs);
 	return v;
 }
 
@@ -1368,6 +1384,7 @@ static void drill_free(struct drill *d)
 	if (d->set_up) {
 		alerts_stop(d->alerts);
 		json_decref(d->alert_report);
+		drill_sched_free(d);
 		drill_job_free(d);
 		fleet_free(&d->fl);
 		for (i = 0; i < d->sc.safety.nr_guards; i++)

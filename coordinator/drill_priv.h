@@ -102,6 +102,9 @@ struct drill {
 	double end_ms_plain;  /* the end without waiting for alerts to resolve */
 	json_t *alert_report; /* report.json "alerts" */
 	struct drill_job job;
+	/* the scheduler watcher (coordinator/sched.h), when the scenario has scheduler: */
+	struct sched *sched;
+	json_t *sched_report; /* report.json "scheduler" */
 };
 
 /* drill.c, for drill_job.c */
@@ -151,5 +154,13 @@ void drill_job_free(struct drill *d);
 /* The report.json document (docs/REPORT.md) of a finished drill. */
 json_t *drill_report(struct drill *d, enum ev_verdict v, json_t *reasons,
 		     const struct ev_integrity *in, uint64_t t0_wall_ns);
+
+/* drill_sched.c: the scheduler watcher's part in the drill */
+int drill_sched_start(struct drill *d);
+void drill_sched_take(struct drill *d);
+double drill_sched_end_ms(const struct drill *d, double end_ms);
+bool drill_sched_settled(struct drill *d);
+void drill_sched_judge(struct drill *d, double end_ms, json_t **problems);
+void drill_sched_free(struct drill *d);
 
 #endif

@@ -565,6 +565,8 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 	drill_trials(d, r);
 	if (d->job.report)
 		json_object_set_new(r, "job", json_deep_copy(d->job.report));
+	if (d->sched_report)
+		json_object_set_new(r, "scheduler", json_deep_copy(d->sched_report));
 	if (d->alert_report) {
 		struct alerts_counts n;
 		json_t *al;

@@ -945,30 +945,32 @@ static int judge_trials(json_t *problems, json_t *good, const struct sc_expect *
 	return worst;
 }
 
+/* Problems that fail the drill (alerts, the job, the scheduler): when they turn a pass into a
+ * fail, the reasons why it passed give way to the drill's own. */
+static enum ev_verdict ev_fail_with(enum ev_verdict v, const json_t *problems,
+				    const struct ev_drill_outcome *o, json_t *reasons)
+{
+	if (!problems || v == EV_CLEANUP_FAILED)
+		return v;
+	if (v == EV_PASS) {
+		json_array_clear(reasons);
+		if (o->own_reasons)
+			json_array_extend(reasons, (json_t *)o->own_reasons);
+	}
+	json_array_extend(reasons, (json_t *)problems);
+	return EV_FAIL;
+}
+
 enum ev_verdict ev_drill_verdict(enum ev_verdict measured, const struct ev_drill_outcome *o,
 				 json_t *reasons)
 {
 	enum ev_verdict v = measured;
 
-	if (o->alert_problems && v != EV_CLEANUP_FAILED) {
-		if (v == EV_PASS) { /* the reasons were why it passed: say why it fails */
-			json_array_clear(reasons);
-			if (o->own_reasons)
-				json_array_extend(reasons, (json_t *)o->own_reasons);
-		}
-		v = EV_FAIL;
-		json_array_extend(reasons, (json_t *)o->alert_problems);
-	}
-	/* a job that did not reach its outcome, or that left RDMA, fails as a missed alert does */
-	if (o->job_problems && v != EV_CLEANUP_FAILED) {
-		if (v == EV_PASS) {
-			json_array_clear(reasons);
-			if (o->own_reasons)
-				json_array_extend(reasons, (json_t *)o->own_reasons);
-		}
-		v = EV_FAIL;
-		json_array_extend(reasons, (json_t *)o->job_problems);
-	}
+	v = ev_fail_with(v, o->alert_problems, o, reasons);
+	/* a job that did not reach its outcome, or that left RDMA, fails as a missed alert does;
+	 * so does a scheduler that did not isolate, or isolated the wrong node */
+	v = ev_fail_with(v, o->job_problems, o, reasons);
+	v = ev_fail_with(v, o->sched_problems, o, reasons);
 	if (o->aborted && v != EV_CLEANUP_FAILED)
 		v = EV_FAIL;
 	if (o->inconclusive && v == EV_PASS)

@@ -123,9 +123,11 @@ struct ev_drill_outcome {
 	const json_t
 	    *alert_problems;	    /* missed or late alerts, when they fail the drill; else NULL */
 	const json_t *job_problems; /* a job's outcome or RDMA path not met; else NULL */
-	bool aborted;		    /* an abort guard tripped */
-	bool inconclusive;	    /* part of the evidence is missing */
-	bool stop_requested;	    /* the operator stopped the drill (Ctrl-C) */
+	const json_t *sched_problems; /* expect.scheduler not met, a node drained wrongly; else
+					 NULL */
+	bool aborted;		      /* an abort guard tripped */
+	bool inconclusive;	      /* part of the evidence is missing */
+	bool stop_requested;	      /* the operator stopped the drill (Ctrl-C) */
 };
 
 /*

@@ -434,6 +434,27 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 			"  alerts:    Alertmanager's webhooks to http://%s/alerts (the coordinator "
 			"listens there)\n",
 			sc->receiver);
+	if (sc->scheduler.slurm) {
+		fprintf(f, "  scheduler: Slurm, asked every %.1f s with %s",
+			sc->scheduler.every_ms / 1000.0, sc->scheduler.scontrol);
+		if (sc->scheduler.job[0])
+			fprintf(f, ", following job %s", sc->scheduler.job);
+		fprintf(f, "; no node without a fault may be taken out of service\n");
+		if (x->sched_drained_within_ms)
+			fprintf(
+			    f,
+			    "             each fault's node out of service within %.1f s of the "
+			    "injection\n",
+			    x->sched_drained_within_ms / 1000.0);
+		if (x->sched_resumed_within_ms)
+			fprintf(f, "             and back in service within %.1f s of the revert\n",
+				x->sched_resumed_within_ms / 1000.0);
+		if (x->sched_job[0])
+			fprintf(f,
+				"             job %s %s at the drill's end (requeued at most %u "
+				"times)\n",
+				sc->scheduler.job, x->sched_job, x->sched_max_requeues);
+	}
 	plan_print_safety(f, sc);
 	fprintf(f, "  cleanup:   every fault is reverted at its end, on error and on Ctrl-C, then "
 		   "every agent reverts what it still holds (revert_all) and verifies\n");

@@ -987,7 +987,8 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 {
 	static const char *const keys[] = {"name",   "description", "owner",	    "lab",
 					   "nodes",  "workload",    "steady_state", "faults",
-					   "expect", "safety",	    "monitoring",   NULL};
+					   "expect", "safety",	    "monitoring",   "scheduler",
+					   NULL};
 	struct scenario *sc = c->sc;
 	yaml_node_t *n, *lab, *nodes, *ss;
 	int st = 0;
@@ -1050,6 +1051,10 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 			 scp_missing(c, root, "", "faults", "list at least one fault to inject"));
 	else if (scp_keep(&st, parse_faults(c, n)) == -ENOMEM)
 		return -ENOMEM;
+	/* before expect:, whose scheduler part names what scheduler: declares */
+	if ((n = yd_map_get(c->d, root, "scheduler")) &&
+	    scp_keep(&st, scp_parse_scheduler(c, n)) == -ENOMEM)
+		return -ENOMEM;
 	if (!(n = yd_map_get(c->d, root, "expect")))
 		scp_keep(&st, scp_missing(
 				  c, root, "", "expect",
@@ -1062,6 +1067,14 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 		scp_keep(&st, scp_parse_safety(c, n));
 	if ((n = yd_map_get(c->d, root, "monitoring")))
 		scp_keep(&st, scp_parse_monitoring(c, n));
+	if (c->sc->expect.sched_drained_within_ms || c->sc->expect.sched_resumed_within_ms ||
+	    c->sc->expect.sched_job[0]) {
+		if (!c->sc->scheduler.slurm)
+			scp_keep(&st,
+				 scp_missing(c, root, "", "scheduler",
+					     "expect.scheduler needs a scheduler to watch, e.g. "
+					     "scheduler: {slurm: {}}"));
+	}
 	return st;
 }
 
@@ -1177,6 +1190,8 @@ void scenario_free(struct scenario *sc)
 		json_decref(sc->faults[i].params);
 		sc->faults[i].params = NULL;
 	}
+	json_decref(sc->scheduler.nodes);
+	sc->scheduler.nodes = NULL;
 	free(sc->nodes);
 	sc->nodes = NULL;
 	sc->nr_nodes = 0;

@@ -205,6 +205,26 @@ struct sc_expect {
 	uint64_t failback_window_ms; /* default 10000 */
 	int64_t max_lost;	     /* -1: not checked */
 	int64_t max_corrupted;	     /* -1: not checked */
+	/* expect.scheduler (docs/SLURM.md); 0: not required */
+	uint64_t sched_drained_within_ms; /* each fault's node out of service, from its inject */
+	uint64_t sched_resumed_within_ms; /* back in service, from its revert */
+	char sched_job[16];		  /* the followed job must end "completed" or still be
+					     "running" at the drill's end; "" not judged */
+	unsigned int sched_max_requeues;  /* with sched_job: requeues allowed (default 1) */
+};
+
+/*
+ * scheduler: the scheduler whose view of the drill's nodes the coordinator watches. Slurm only:
+ * scontrol, run on the coordinator's host, polled every every_ms.
+ */
+struct sc_scheduler {
+	bool slurm;	       /* scheduler: {slurm: ...} was given */
+	char scontrol[256];    /* default /usr/bin/scontrol */
+	char conf[512];	       /* SLURM_CONF; "" the lab's client config, else scontrol's own */
+	uint64_t every_ms;     /* default 1000 */
+	json_t *nodes;	       /* {drill node: Slurm node}; NULL: the same names */
+	char job[SC_NAME_LEN]; /* the Slurm job (by name) whose state to follow; "" none */
+	int line;
 };
 
 /* Abort guards: the drill stops and reverts everything when one trips. */
@@ -274,6 +294,7 @@ struct scenario {
 	unsigned int nr_faults;
 	struct sc_expect expect;
 	struct sc_safety safety;
+	struct sc_scheduler scheduler;
 };
 
 /*

@@ -248,8 +248,8 @@ static int parse_failback(struct pctx *c, yaml_node_t *m, struct sc_expect *e, b
 
 int scp_parse_expect(struct pctx *c, yaml_node_t *ex)
 {
-	static const char *const keys[] = {"detection", "isolation", "recovery", "failback",
-					   "integrity", "alerts",    NULL};
+	static const char *const keys[] = {"detection", "isolation", "recovery",  "failback",
+					   "integrity", "alerts",    "scheduler", NULL};
 	static const char *const det_keys[] = {"within", "stat", "signals", NULL};
 	static const char *const iso_keys[] = {"within", "stat", NULL};
 	static const char *const rec_keys[] = {"within",  "stat",   "throughput_ratio",
@@ -342,5 +342,7 @@ int scp_parse_expect(struct pctx *c, yaml_node_t *ex)
 	}
 	if ((m = yd_map_get(c->d, ex, "alerts")))
 		scp_keep(&st, parse_alerts(c, m, e));
+	if ((m = yd_map_get(c->d, ex, "scheduler")))
+		scp_keep(&st, scp_parse_expect_scheduler(c, m));
 	return st;
 }

@@ -80,6 +80,9 @@ int scp_parse_expect(struct pctx *c, yaml_node_t *ex);
 /* scenario_safety.c */
 int scp_parse_safety(struct pctx *c, yaml_node_t *m);
 int scp_parse_monitoring(struct pctx *c, yaml_node_t *n);
+/* scenario_sched.c: scheduler: and expect.scheduler (parse scheduler: first) */
+int scp_parse_scheduler(struct pctx *c, yaml_node_t *n);
+int scp_parse_expect_scheduler(struct pctx *c, yaml_node_t *m);
 /* scenario_lint.c: warnings (yd_warn) about a scenario that passed every check. */
 void scp_lint(struct pctx *c, yaml_node_t *root);
 

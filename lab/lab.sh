@@ -132,6 +132,8 @@ ctl_mac() { printf '52:54:00:fe:%02x:01' "$1"; }
 mgmt_addr() { echo "198.51.100.$(($1 + 1))"; }
 mgmt_mac() { printf '52:54:00:fd:%02x:01' "$1"; }
 mgmt_port() { echo $((PORT_BASE + 40)); }
+# --slurm: node-a's slurmctld (6817 in the guest) on host loopback, for the host's scontrol
+slurmctld_port() { echo $((PORT_BASE + 41)); }
 
 json_str() {
 	local s=$1
@@ -498,7 +500,7 @@ start_qemu() { # index N R
 		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off rdmachaos.init=$LAB_SRC/guest-init.sh$KEEP"
 		-virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap"
-		-netdev "user,id=ctl,restrict=on,hostfwd=tcp:127.0.0.1:$(agent_port "$i")-:$GUEST_AGENT_PORT,hostfwd=tcp:127.0.0.1:$(exec_port "$i")-:$GUEST_EXEC_PORT${MONITORING:+,hostfwd=tcp:127.0.0.1:$(metrics_port "$i")-:$GUEST_METRICS_PORT}"
+		-netdev "user,id=ctl,restrict=on,hostfwd=tcp:127.0.0.1:$(agent_port "$i")-:$GUEST_AGENT_PORT,hostfwd=tcp:127.0.0.1:$(exec_port "$i")-:$GUEST_EXEC_PORT${MONITORING:+,hostfwd=tcp:127.0.0.1:$(metrics_port "$i")-:$GUEST_METRICS_PORT}$([ -n "$SLURM" ] && [ "$i" = 0 ] && echo ",hostfwd=tcp:127.0.0.1:$(slurmctld_port)-:6817")"
 		-device "virtio-net-pci,netdev=ctl,mac=$(ctl_mac "$i"),romfile="
 	)
 	if [ "$ACCEL" = kvm ]; then
@@ -607,8 +609,8 @@ EOF
 # --slurm: one munge key for the lab, slurm.conf and cgroup.conf (read by every guest from here,
 # on the host's read-only root). Every path Slurm writes is under /tmp in the guests. node-a runs
 # slurmctld; every node runs slurmd. Traffic between them takes the management network.
-write_slurm_conf() { # N
-	local n=$1 i nodes=""
+write_slurm_conf() { # N R
+	local n=$1 rails=$2 i nodes=""
 	mkdir -p -m 700 "$RUN/slurm"
 	head -c 1024 /dev/urandom >"$RUN/slurm/munge.key"
 	chmod 400 "$RUN/slurm/munge.key"
@@ -631,9 +633,34 @@ write_slurm_conf() { # N
 			nodes+="${nodes:+,}$(node_name "$i")"
 		done
 		printf 'PartitionName=lab Nodes=%s Default=YES MaxTime=INFINITE State=UP\n' "$nodes"
+		# what a site does: slurmd runs the health check every 10 s, on every node
+		printf '%s\n' "HealthCheckProgram=$RUN/slurm/healthcheck" "HealthCheckInterval=10" \
+			"HealthCheckNodeState=ANY"
 	} >"$RUN/slurm/slurm.conf"
 	printf '%s\n' "# Written by lab/lab.sh up --slurm" "CgroupPlugin=cgroup/v2" "IgnoreSystemd=yes" \
 		>"$RUN/slurm/cgroup.conf"
+	{
+		printf '%s\n' "# rdmachaos-healthcheck in the lab (lab/lab.sh up --slurm, docs/SLURM.md)" "rails:"
+		for ((i = 0; i < rails; i++)); do printf '  - {device: rxe_rail%d}\n' "$i"; done
+	} >"$RUN/slurm/healthcheck.yaml"
+	# slurmd runs it with an environment of its own: the wrapper says where Slurm's config is
+	printf '%s\n' '#!/bin/sh' "# Slurm's HealthCheckProgram in the lab (lab/lab.sh up --slurm)" \
+		"SLURM_CONF=$RUN/slurm/slurm.conf exec $REPO/build/rdmachaos-healthcheck --config $RUN/slurm/healthcheck.yaml --state-dir /tmp/slurm/healthcheck" \
+		>"$RUN/slurm/healthcheck"
+	chmod 755 "$RUN/slurm/healthcheck"
+	# This host as a client of the lab's cluster, as a login node is: scontrol reaches
+	# slurmctld through node-a's hostfwd and signs with a munged of its own (same key).
+	sed -e "s|^SlurmctldHost=.*|SlurmctldHost=node-a(127.0.0.1)\nSlurmctldPort=$(slurmctld_port)|" \
+		-e "s|^AuthInfo=.*|AuthInfo=socket=$RUN/slurm/munge.socket|" \
+		"$RUN/slurm/slurm.conf" >"$RUN/slurm/client.conf"
+}
+
+# The host's munged for the client config (lab down stops it by its pidfile in run/).
+start_host_munge() {
+	munged --force --key-file="$RUN/slurm/munge.key" --socket="$RUN/slurm/munge.socket" \
+		--pid-file="$RUN/munged.pid" --log-file="$RUN/slurm/munged.log" \
+		--seed-file="$RUN/slurm/munge.seed" ||
+		die "munged (the host's, for scontrol on this host) did not start; see $RUN/slurm/munged.log"
 }
 
 write_state() { # N R
@@ -660,7 +687,8 @@ write_state() { # N R
 			"$rails" "$ACCEL" "$KVER" "$FLAVOUR" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
 			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)"
 		if [ -n "$SLURM" ]; then
-			printf ',"slurm":{"conf":%s,"controller":"node-a","mgmt":[' "$(json_str "$RUN/slurm/slurm.conf")"
+			printf ',"slurm":{"conf":%s,"client_conf":%s,"controller":"node-a","mgmt":[' \
+				"$(json_str "$RUN/slurm/slurm.conf")" "$(json_str "$RUN/slurm/client.conf")"
 			for ((i = 0; i < n; i++)); do
 				printf '%s"%s"' "$([ "$i" -gt 0 ] && echo ,)" "$(mgmt_addr "$i")"
 			done
@@ -795,6 +823,7 @@ cmd_up() {
 		[ -z "$SLURM" ] || ports+=("$(mgmt_port)")
 	fi
 	if [ -n "$SLURM" ]; then
+		ports+=("$(slurmctld_port)")
 		bash "$LAB_SRC/deps.sh" --slurm >&2 || die "up: --slurm: Slurm and munge could not be installed (lab/deps.sh --slurm)"
 	fi
 	for p in "${ports[@]}"; do
@@ -845,7 +874,10 @@ cmd_up() {
 			[ -S "$RUN/$r.vde/ctl" ] || die "vde_switch for $r did not come up"
 		done
 	fi
-	[ -z "$SLURM" ] || write_slurm_conf "$n"
+	if [ -n "$SLURM" ]; then
+		write_slurm_conf "$n" "$rails"
+		start_host_munge
+	fi
 
 	ensure_ssh "$n" "$rails"
 	for ((i = 0; i < n; i++)); do

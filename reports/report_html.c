@@ -213,6 +213,9 @@ enum {
 	EVC_LIFECYCLE,
 	EVC_AGENT,
 	EVC_GUARD,
+	EVC_SCHED_OUT,
+	EVC_SCHED_IN,
+	EVC_SCHED_JOB,
 	EVC_NR
 };
 
@@ -230,7 +233,13 @@ static const struct ev_cat ev_cats[EVC_NR] = {
     [EVC_LIFECYCLE] = {"ev-lifecycle", "#b0bec5", "workload start/connect/exit"},
     [EVC_AGENT] = {"ev-agent", "#607d8b", "agent message"},
     [EVC_GUARD] = {"ev-guard", C_GUARD, "guard tripped"},
+    [EVC_SCHED_OUT] = {"ev-sched-out", "#e65100", "Slurm: node out of service"},
+    [EVC_SCHED_IN] = {"ev-sched-in", "#2e7d32", "Slurm: node back in service"},
+    [EVC_SCHED_JOB] = {"ev-sched-job", "#6a1b9a", "Slurm: job state"},
 };
+
+struct tl;
+static int tl_legend_cats(const struct tl *tl);
 
 /* One throughput sample of the drill's workload. */
 struct tl_pt {
@@ -248,6 +257,7 @@ struct tl {
 	size_t nr_nodes;
 	size_t outside;	 /* lane events not drawn */
 	bool guard_lane; /* a "coordinator" lane for guard trips */
+	bool sched;	 /* the drill watched a scheduler: its lane's marks are in the legend */
 	int lanes_bottom, height;
 };
 
@@ -314,6 +324,12 @@ static int ev_category(const json_t *e)
 		return type && strcmp(type, "rx") ? EVC_PFC : -1;
 	if (!strcmp(kind, "agent"))
 		return EVC_AGENT;
+	if (!strcmp(kind, "scheduler_drain"))
+		return EVC_SCHED_OUT;
+	if (!strcmp(kind, "scheduler_resume"))
+		return EVC_SCHED_IN;
+	if (!strcmp(kind, "scheduler_job"))
+		return EVC_SCHED_JOB;
 	if (strcmp(kind, "workload") || !type)
 		return -1;
 	if (!strcmp(type, "error") || !strcmp(type, "mr_error"))
@@ -337,13 +353,17 @@ static int ev_category(const json_t *e)
 static void ev_describe(FILE *f, const json_t *e)
 {
 	static const char *const keys[] = {
-	    "wl_id",  "role", "type",	   "action",  "fault_id",  "ifname", "device",	"event",
-	    "netdev", "rail", "from_rail", "to_rail", "wc_status", "reason", "message", "text"};
+	    "wl_id", "role", "type", "action", "fault_id", "ifname", "device", "event", "netdev",
+	    "rail", "from_rail", "to_rail", "wc_status", "reason", "message", "text",
+	    /* the scheduler's (its lane is "slurm": these say which node or job) */
+	    "node", "state", "job_id", "nodes"};
 	const char *kind = ru_str(e, "kind");
-	size_t i;
+	size_t i, nr = sizeof(keys) / sizeof(keys[0]);
 
 	esc_raw(f, kind ? kind : "?");
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	if (strncmp(kind ?: "", "scheduler_", 10))
+		nr -= 4;
+	for (i = 0; i < nr; i++) {
 		const json_t *v = ru_get(e, keys[i]);
 		char *s;
 
@@ -435,6 +455,10 @@ static int tl_add_node(struct tl *tl, const char *name)
 static const char *ev_node(const json_t *e)
 {
 	const char *n = ru_str(e, "node");
+
+	/* the scheduler's view has a lane of its own; its marks name the node they are about */
+	if (!strncmp(ru_str(e, "kind") ?: "", "scheduler_", 10))
+		return "slurm";
 
 	return n && *n ? n : "(no node)";
 }
@@ -550,9 +574,11 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 	v = nice_step(peak, 5, 0.1);
 	tl->ymax = ceil(peak * 1.05 / v) * v;
 
+	tl->sched = json_is_object(ru_get(r, "scheduler"));
 	tl->lanes_bottom = TL_LANE_Y0 + TL_LANE_H * (int)(tl->nr_nodes + (tl->guard_lane ? 1 : 0));
-	tl->height = tl->lanes_bottom + 20 +
-		     TL_LEGEND_ROW * ((8 + EVC_NR + TL_LEGEND_COLS - 1) / TL_LEGEND_COLS) + 8;
+	tl->height =
+	    tl->lanes_bottom + 20 +
+	    TL_LEGEND_ROW * ((8 + tl_legend_cats(tl) + TL_LEGEND_COLS - 1) / TL_LEGEND_COLS) + 8;
 	return 0;
 }
 
@@ -833,6 +859,12 @@ static void tl_legend_item(FILE *f, int *slot, int y0, const char *cls, const ch
 	(*slot)++;
 }
 
+/* The lane categories in the legend: the scheduler's only when the drill watched one. */
+static int tl_legend_cats(const struct tl *tl)
+{
+	return tl->sched ? EVC_NR : EVC_SCHED_OUT;
+}
+
 static void tl_legend(FILE *f, const struct tl *tl)
 {
 	int slot = 0, y0 = tl->lanes_bottom + 20, i;
@@ -847,7 +879,7 @@ static void tl_legend(FILE *f, const struct tl *tl)
 	tl_legend_item(f, &slot, y0, "sw-detection", "D: detection");
 	tl_legend_item(f, &slot, y0, "sw-isolation", "I: isolation");
 	tl_legend_item(f, &slot, y0, "sw-recovery", "R: recovery");
-	for (i = 0; i < EVC_NR; i++) {
+	for (i = 0; i < tl_legend_cats(tl); i++) {
 		snprintf(buf, sizeof(buf), "sw-%s", ev_cats[i].cls);
 		tl_legend_item(f, &slot, y0, buf, ev_cats[i].legend);
 	}
@@ -1042,6 +1074,7 @@ static int emit_html(FILE *f, const void *arg)
 	rw_actions(f, r, &html_walk);
 	rw_results(f, r, &html_walk);
 	rw_alerts(f, r, &html_walk);
+	rw_scheduler(f, r, &html_walk);
 	rw_trials(f, r, &html_walk);
 	rw_job(f, r, &html_walk);
 	rw_integrity(f, r, &html_walk);

@@ -891,6 +891,83 @@ static int alert_cases(json_t *cases, const json_t *report, const char *cls)
 	return ret;
 }
 
+/*
+ * The scheduler's view (report.scheduler): per fault a drain case and, when a resume was
+ * required, a resume case; a case naming each node taken out of service without a fault; the
+ * followed job's outcome (and its requeues).
+ */
+static int sched_cases(json_t *cases, const json_t *report, const char *cls)
+{
+	const json_t *s = ru_get(report, "scheduler"), *row;
+	double v, w;
+	size_t i;
+	int ret = 0;
+
+	if (!json_is_object(s))
+		return 0;
+	json_array_foreach(ru_get(s, "faults"), i, row) {
+		struct sbuf name = {0}, msg = {0}, text = {0}, out = {0};
+		bool drained = ru_num(row, "drained_ms", &v);
+		bool limit = ru_num(row, "drained_within_ms", &w);
+		bool ok = drained ? !limit || v <= w : !limit;
+
+		sb_printf(&name, "%s drain %s", ru_str(row, "fault") ?: "?",
+			  ru_str(row, "node") ?: "?");
+		if (!drained && limit)
+			sb_printf(&msg, "never out of service (allowed %.0f ms after the inject)",
+				  w);
+		else if (!ok)
+			sb_printf(&msg, "drained %.0f ms > %.0f ms after the inject", v, w);
+		if (drained)
+			sb_printf(&out, "%s after %.0f ms: %s\n", ru_str(row, "drain_state") ?: "?",
+				  v, ru_str(row, "drain_reason") ?: "");
+		ret = add_case_free(cases, cls, -1, ok ? "pass" : "failure",
+				    ok ? NULL : "scheduler", &name, &msg, &text, &out);
+		if (ret)
+			return ret;
+		if (!ru_num(row, "resumed_within_ms", &w))
+			continue;
+		name = msg = text = out = (struct sbuf){0}; /* add_case_free freed them */
+		ok = ru_num(row, "resumed_ms", &v) && v <= w;
+		sb_printf(&name, "%s resume %s", ru_str(row, "fault") ?: "?",
+			  ru_str(row, "node") ?: "?");
+		if (!ru_num(row, "resumed_ms", &v))
+			sb_printf(&msg, "not back in service (allowed %.0f ms after the revert)",
+				  w);
+		else if (!ok)
+			sb_printf(&msg, "back in service %.0f ms > %.0f ms after the revert", v, w);
+		ret = add_case_free(cases, cls, -1, ok ? "pass" : "failure",
+				    ok ? NULL : "scheduler", &name, &msg, &text, &out);
+		if (ret)
+			return ret;
+	}
+	json_array_foreach(ru_get(s, "wrongly_drained"), i, row) {
+		struct sbuf name = {0}, msg = {0}, text = {0}, out = {0};
+
+		sb_printf(&name, "precision %s", ru_str(row, "node") ?: "?");
+		sb_printf(&msg, "taken out of service (%s) without a fault: %s",
+			  ru_str(row, "state") ?: "?", ru_str(row, "reason") ?: "");
+		ret =
+		    add_case_free(cases, cls, -1, "failure", "scheduler", &name, &msg, &text, &out);
+		if (ret)
+			return ret;
+	}
+	row = ru_get(s, "job");
+	if (json_is_object(row) && ru_str(row, "want")) {
+		struct sbuf name = {0}, msg = {0}, text = {0}, out = {0};
+		bool ok = ru_true(row, "ok");
+
+		sb_printf(&name, "job %s outcome", ru_str(row, "name") ?: "?");
+		if (!ok)
+			sb_printf(&msg, "job %s: %s, requeued %.0f time(s); wanted %s",
+				  ru_str(row, "job_id") ?: "never seen", ru_str(row, "state") ?: "",
+				  ru_num(row, "requeues", &v) ? v : 0, ru_str(row, "want"));
+		ret = add_case_free(cases, cls, -1, ok ? "pass" : "failure",
+				    ok ? NULL : "scheduler", &name, &msg, &text, &out);
+	}
+	return ret;
+}
+
 /* ---- the document ------------------------------------------------------- */
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm). */
@@ -1128,6 +1205,10 @@ static int build_cases(json_t *cases, const json_t *r, const char *scenario)
 	sb_printf(&cls, "rdmachaos.%s.alerts", scenario);
 	if (!ret && !cls.oom)
 		ret = alert_cases(cases, r, cls.s);
+	cls.len = 0;
+	sb_printf(&cls, "rdmachaos.%s.scheduler", scenario);
+	if (!ret && !cls.oom)
+		ret = sched_cases(cases, r, cls.s);
 	if (!ret && cls.oom)
 		ret = -ENOMEM;
 	free(cls.s);

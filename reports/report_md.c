@@ -143,6 +143,7 @@ static int emit_md(FILE *f, const void *arg)
 	rw_actions(f, r, &md_markup);
 	rw_results(f, r, &md_markup);
 	rw_alerts(f, r, &md_markup);
+	rw_scheduler(f, r, &md_markup);
 	rw_trials(f, r, &md_markup);
 	rw_job(f, r, &md_markup);
 	rw_integrity(f, r, &md_markup);

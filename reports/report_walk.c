@@ -17,13 +17,13 @@
 /* ---- markup helpers ------------------------------------------------------ */
 
 /* A paragraph of literal text. */
-static void para(FILE *f, const struct rw_markup *m, const char *text)
+void rw_para(FILE *f, const struct rw_markup *m, const char *text)
 {
 	fprintf(f, "%s%s%s", m->para.on, text, m->para.off);
 }
 
 /* A table with its header cells, given as the NULL-terminated arguments. */
-static void table(FILE *f, const struct rw_markup *m, const char *cls, ...)
+void rw_table(FILE *f, const struct rw_markup *m, const char *cls, ...)
 {
 	const char *heads[16];
 	size_t n = 0;
@@ -38,7 +38,7 @@ static void table(FILE *f, const struct rw_markup *m, const char *cls, ...)
 }
 
 /* A cell holding data s, escaped; RU_DASH for none. */
-static void td(FILE *f, const struct rw_markup *m, const char *cls, const char *s)
+void rw_td(FILE *f, const struct rw_markup *m, const char *cls, const char *s)
 {
 	m->cell(f, cls);
 	m->cells.put(f, s);
@@ -46,10 +46,7 @@ static void td(FILE *f, const struct rw_markup *m, const char *cls, const char *
 }
 
 /* A cell of literal text, printf-style. */
-static void td_fmt(FILE *f, const struct rw_markup *m, const char *cls, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void td_fmt(FILE *f, const struct rw_markup *m, const char *cls, const char *fmt, ...)
+void rw_td_fmt(FILE *f, const struct rw_markup *m, const char *cls, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -65,7 +62,7 @@ static const char *const result_cls[] = {
     [RU_RESULT_OK] = "ok", [RU_RESULT_INCONCLUSIVE] = "warn", [RU_RESULT_NOT_OK] = "bad"};
 
 /* A cell with a result's mark: md a sign, HTML word in a cell of the result's class. */
-static void td_mark(FILE *f, const struct rw_markup *m, enum ru_result res, const char *word)
+void rw_td_mark(FILE *f, const struct rw_markup *m, enum ru_result res, const char *word)
 {
 	m->cell(f, result_cls[res]);
 	m->mark(f, res, word);
@@ -92,11 +89,11 @@ void rw_integrity(FILE *f, const json_t *r, const struct rw_markup *m)
 {
 	m->section(f, "integrity", "Integrity");
 	if (!json_is_object(ru_get(r, "workload.integrity"))) {
-		para(f, m, ru_integrity_unknown);
+		rw_para(f, m, ru_integrity_unknown);
 		fputs(m->section_end, f);
 		return;
 	}
-	table(f, m, "integrity", "Sent", "Received", "Lost", "Duplicated", "Corrupted", NULL);
+	rw_table(f, m, "integrity", "Sent", "Received", "Lost", "Duplicated", "Corrupted", NULL);
 	fputs(m->row.on, f);
 	integrity_td(f, r, "sent", false, m);
 	integrity_td(f, r, "received", false, m);
@@ -105,7 +102,7 @@ void rw_integrity(FILE *f, const json_t *r, const struct rw_markup *m)
 	integrity_td(f, r, "corrupted", true, m);
 	fputs(m->row.off, f);
 	fputs(m->table_end, f);
-	para(f, m, ru_integrity_note);
+	rw_para(f, m, ru_integrity_note);
 	fputs(m->section_end, f);
 }
 
@@ -116,7 +113,7 @@ void rw_anomalies(FILE *f, const json_t *r, const struct rw_markup *m)
 
 	m->section(f, "anomalies", "Anomalies");
 	if (!json_array_size(an)) {
-		para(f, m, "None recorded.");
+		rw_para(f, m, "None recorded.");
 	} else {
 		fputs(m->list.on, f);
 		json_array_foreach(an, i, a)
@@ -136,7 +133,7 @@ static void job_command_td(FILE *f, const struct rw_markup *m, const json_t *cmd
 	json_array_foreach(cmd, i, w)
 		n += (size_t)snprintf(buf + n, n < sizeof(buf) ? sizeof(buf) - n : 0, "%s%s",
 				      i ? " " : "", json_string_value(w) ?: "");
-	td(f, m, NULL, json_array_size(cmd) ? buf : NULL);
+	rw_td(f, m, NULL, json_array_size(cmd) ? buf : NULL);
 }
 
 /* The drill-clock time at key of o as "16.1 s", in buf; RU_DASH when it is not a number. */
@@ -159,24 +156,24 @@ static void job_restarts(FILE *f, const json_t *restarts, const struct rw_markup
 
 	if (!json_array_size(restarts))
 		return;
-	para(f, m,
-	     "The drill restarted the job (stopped what was left of it and started every rank "
-	     "again), as a scheduler would:");
-	table(f, m, "job-restarts", "Restart", "After the exit of", "Exit", "Restarted at",
-	      "Up again", NULL);
+	rw_para(f, m,
+		"The drill restarted the job (stopped what was left of it and started every rank "
+		"again), as a scheduler would:");
+	rw_table(f, m, "job-restarts", "Restart", "After the exit of", "Exit", "Restarted at",
+		 "Up again", NULL);
 	json_array_foreach(restarts, i, x) {
 		fputs(m->row.on, f);
-		td_fmt(f, m, "num", "%zu", i + 1);
-		td_fmt(f, m, NULL, "rank %s on %s at %s", ru_num_text(x, "rank", 0, b[0], 32),
-		       ru_str(x, "node") ?: "?", job_secs(x, "exit_ms", b[1], 32));
-		td_fmt(f, m, "num", "%s", ru_num_text(x, "exit_status", 0, b[2], 32));
-		td_fmt(f, m, "num", "%s", job_secs(x, "restart_ms", b[0], 32));
+		rw_td_fmt(f, m, "num", "%zu", i + 1);
+		rw_td_fmt(f, m, NULL, "rank %s on %s at %s", ru_num_text(x, "rank", 0, b[0], 32),
+			  ru_str(x, "node") ?: "?", job_secs(x, "exit_ms", b[1], 32));
+		rw_td_fmt(f, m, "num", "%s", ru_num_text(x, "exit_status", 0, b[2], 32));
+		rw_td_fmt(f, m, "num", "%s", job_secs(x, "restart_ms", b[0], 32));
 		if (ru_str(x, "failed"))
-			td_mark(f, m, RU_RESULT_NOT_OK, ru_str(x, "failed"));
+			rw_td_mark(f, m, RU_RESULT_NOT_OK, ru_str(x, "failed"));
 		else if (json_is_number(ru_get(x, "up_ms")))
-			td_fmt(f, m, "num", "%s", job_secs(x, "up_ms", b[1], 32));
+			rw_td_fmt(f, m, "num", "%s", job_secs(x, "up_ms", b[1], 32));
 		else
-			td(f, m, NULL, "not before the drill ended");
+			rw_td(f, m, NULL, "not before the drill ended");
 		fputs(m->row.off, f);
 	}
 	fputs(m->table_end, f);
@@ -191,17 +188,17 @@ static void job_start_failures(FILE *f, const json_t *fails, const struct rw_mar
 
 	if (!json_array_size(fails))
 		return;
-	para(f, m,
-	     "A start of the job failed when a rank exited before its ready line; the drill "
-	     "stopped every rank and tried again (start_tries):");
-	table(f, m, "job-start-failures", "Try", "Rank", "Exit", "At", NULL);
+	rw_para(f, m,
+		"A start of the job failed when a rank exited before its ready line; the drill "
+		"stopped every rank and tried again (start_tries):");
+	rw_table(f, m, "job-start-failures", "Try", "Rank", "Exit", "At", NULL);
 	json_array_foreach(fails, i, x) {
 		fputs(m->row.on, f);
-		td_fmt(f, m, "num", "%s", ru_num_text(x, "try", 0, b[0], 32));
-		td_fmt(f, m, NULL, "rank %s on %s", ru_num_text(x, "rank", 0, b[1], 32),
-		       ru_str(x, "node") ?: "?");
-		td_fmt(f, m, "num", "%s", ru_num_text(x, "exit_status", 0, b[2], 32));
-		td_fmt(f, m, "num", "%s", job_secs(x, "t_ms", b[0], 32));
+		rw_td_fmt(f, m, "num", "%s", ru_num_text(x, "try", 0, b[0], 32));
+		rw_td_fmt(f, m, NULL, "rank %s on %s", ru_num_text(x, "rank", 0, b[1], 32),
+			  ru_str(x, "node") ?: "?");
+		rw_td_fmt(f, m, "num", "%s", ru_num_text(x, "exit_status", 0, b[2], 32));
+		rw_td_fmt(f, m, "num", "%s", job_secs(x, "t_ms", b[0], 32));
 		fputs(m->row.off, f);
 	}
 	fputs(m->table_end, f);
@@ -220,48 +217,48 @@ void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 	fputs(json_is_true(ru_get(job, "outcome.ok")) ? m->para.on : m->bad_para.on, f);
 	m->prose.put(f, ru_str(job, "outcome.sentence"));
 	fputs(json_is_true(ru_get(job, "outcome.ok")) ? m->para.off : m->bad_para.off, f);
-	table(f, m, "job-ranks", "Rank", "Node", "Command", "Exit", NULL);
+	rw_table(f, m, "job-ranks", "Rank", "Node", "Command", "Exit", NULL);
 	json_array_foreach(ru_get(job, "ranks"), i, x) {
 		fputs(m->row.on, f);
-		td_fmt(f, m, "num", "%s", ru_num_text(x, "rank", 0, b, sizeof(b)));
-		td(f, m, NULL, ru_str(x, "node"));
+		rw_td_fmt(f, m, "num", "%s", ru_num_text(x, "rank", 0, b, sizeof(b)));
+		rw_td(f, m, NULL, ru_str(x, "node"));
 		job_command_td(f, m, ru_get(x, "command"));
 		if (json_is_true(ru_get(x, "time_limit")))
-			td_fmt(f, m, NULL, "stopped at its time limit (status %s)",
-			       ru_num_text(x, "exit_status", 0, b, sizeof(b)));
+			rw_td_fmt(f, m, NULL, "stopped at its time limit (status %s)",
+				  ru_num_text(x, "exit_status", 0, b, sizeof(b)));
 		else if (json_is_true(ru_get(x, "stopped")))
-			td_fmt(f, m, NULL, "stopped by the drill (status %s)",
-			       ru_num_text(x, "exit_status", 0, b, sizeof(b)));
+			rw_td_fmt(f, m, NULL, "stopped by the drill (status %s)",
+				  ru_num_text(x, "exit_status", 0, b, sizeof(b)));
 		else if (json_is_true(ru_get(x, "exited")))
-			td_fmt(f, m, NULL, "exited by itself, status %s",
-			       ru_num_text(x, "exit_status", 0, b, sizeof(b)));
+			rw_td_fmt(f, m, NULL, "exited by itself, status %s",
+				  ru_num_text(x, "exit_status", 0, b, sizeof(b)));
 		else
-			td(f, m, NULL, "still running at the end");
+			rw_td(f, m, NULL, "still running at the end");
 		fputs(m->row.off, f);
 	}
 	fputs(m->table_end, f);
 	job_start_failures(f, ru_get(job, "start_failures"), m);
 	job_restarts(f, ru_get(job, "restarts"), m);
-	para(f, m,
-	     "The RDMA path, per node: the job's QPs connected at the baseline's end, its RDMA "
-	     "traffic in the baseline and its bytes over TCP towards the other ranks (job_path, "
-	     "docs/SCENARIOS.md).");
-	table(f, m, "job-path", "Node", "RDMA path", "QPs connected", "TCP bytes", "Evidence",
-	      NULL);
+	rw_para(f, m,
+		"The RDMA path, per node: the job's QPs connected at the baseline's end, its RDMA "
+		"traffic in the baseline and its bytes over TCP towards the other ranks (job_path, "
+		"docs/SCENARIOS.md).");
+	rw_table(f, m, "job-path", "Node", "RDMA path", "QPs connected", "TCP bytes", "Evidence",
+		 NULL);
 	json_array_foreach(ru_get(job, "rdma_path"), i, x) {
 		const char *v = ru_str(x, "verdict");
 
 		fputs(m->row.on, f);
-		td(f, m, NULL, ru_str(x, "node"));
+		rw_td(f, m, NULL, ru_str(x, "node"));
 		if (v && !strcmp(v, "verified"))
-			td_mark(f, m, RU_RESULT_OK, "verified");
+			rw_td_mark(f, m, RU_RESULT_OK, "verified");
 		else if (v && !strcmp(v, "fail"))
-			td_mark(f, m, RU_RESULT_NOT_OK, "not verified");
+			rw_td_mark(f, m, RU_RESULT_NOT_OK, "not verified");
 		else
-			td_mark(f, m, RU_RESULT_INCONCLUSIVE, "cannot be checked");
-		td_fmt(f, m, "num", "%s", ru_num_text(x, "qps_rts", 0, b, sizeof(b)));
-		td_fmt(f, m, "num", "%s", ru_num_text(x, "tcp_bytes", 0, b, sizeof(b)));
-		td(f, m, NULL, ru_str(x, "finding") ?: ru_str(x, "sentence"));
+			rw_td_mark(f, m, RU_RESULT_INCONCLUSIVE, "cannot be checked");
+		rw_td_fmt(f, m, "num", "%s", ru_num_text(x, "qps_rts", 0, b, sizeof(b)));
+		rw_td_fmt(f, m, "num", "%s", ru_num_text(x, "tcp_bytes", 0, b, sizeof(b)));
+		rw_td(f, m, NULL, ru_str(x, "finding") ?: ru_str(x, "sentence"));
 		fputs(m->row.off, f);
 	}
 	fputs(m->table_end, f);
@@ -299,15 +296,15 @@ void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m)
 	char b[32];
 
 	m->section(f, "throughput", "Throughput");
-	table(f, m, "throughput", "Before (baseline)", "During faults", "After", NULL);
+	rw_table(f, m, "throughput", "Before (baseline)", "During faults", "After", NULL);
 	fputs(m->row.on, f);
-	td_fmt(f, m, "num", "%s", mbps(w, "throughput.before_mbps", b, sizeof(b)));
-	td_fmt(f, m, "num", "%s", mbps(w, "throughput.during_mbps", b, sizeof(b)));
-	td_fmt(f, m, "num", "%s", mbps(w, "throughput.after_mbps", b, sizeof(b)));
+	rw_td_fmt(f, m, "num", "%s", mbps(w, "throughput.before_mbps", b, sizeof(b)));
+	rw_td_fmt(f, m, "num", "%s", mbps(w, "throughput.during_mbps", b, sizeof(b)));
+	rw_td_fmt(f, m, "num", "%s", mbps(w, "throughput.after_mbps", b, sizeof(b)));
 	fputs(m->row.off, f);
 	fputs(m->table_end, f);
 	if (!json_is_object(ru_get(w, "baseline"))) {
-		para(f, m, "No baseline was measured.");
+		rw_para(f, m, "No baseline was measured.");
 		fputs(m->section_end, f);
 		return;
 	}
@@ -328,22 +325,22 @@ static void cleanup_row(FILE *f, const json_t *a, const struct rw_markup *m)
 {
 	fputs(m->row.on, f);
 	if (json_is_string(a)) {
-		td(f, m, NULL, NULL);
-		td(f, m, NULL, NULL);
-		td(f, m, NULL, json_string_value(a));
-		td(f, m, NULL, NULL);
+		rw_td(f, m, NULL, NULL);
+		rw_td(f, m, NULL, NULL);
+		rw_td(f, m, NULL, json_string_value(a));
+		rw_td(f, m, NULL, NULL);
 		fputs(m->row.off, f);
 		return;
 	}
-	td(f, m, NULL, ru_str(a, "node"));
-	td(f, m, NULL, ru_str(a, "fault_id"));
-	td(f, m, NULL, ru_str(a, "action"));
+	rw_td(f, m, NULL, ru_str(a, "node"));
+	rw_td(f, m, NULL, ru_str(a, "fault_id"));
+	rw_td(f, m, NULL, ru_str(a, "action"));
 	if (json_is_true(ru_get(a, "verified")))
-		td_mark(f, m, RU_RESULT_OK, "yes");
+		rw_td_mark(f, m, RU_RESULT_OK, "yes");
 	else if (json_is_false(ru_get(a, "verified")))
-		td_mark(f, m, RU_RESULT_NOT_OK, "no");
+		rw_td_mark(f, m, RU_RESULT_NOT_OK, "no");
 	else
-		td(f, m, NULL, NULL);
+		rw_td(f, m, NULL, NULL);
 	fputs(m->row.off, f);
 }
 
@@ -358,8 +355,8 @@ void rw_cleanup(FILE *f, const json_t *r, const struct rw_markup *m)
 	m->section(f, "cleanup", "Cleanup");
 	fprintf(f, "%s%s%s", p->on, ru_cleanup_text[state], p->off);
 	if (json_array_size(acts)) {
-		para(f, m, "The revert steps, as performed and checked:");
-		table(f, m, "cleanup", "Node", "Fault", "Action", "Verified", NULL);
+		rw_para(f, m, "The revert steps, as performed and checked:");
+		rw_table(f, m, "cleanup", "Node", "Fault", "Action", "Verified", NULL);
 		json_array_foreach(acts, i, a)
 			cleanup_row(f, a, m);
 		fputs(m->table_end, f);
@@ -428,24 +425,24 @@ void rw_actions(FILE *f, const json_t *r, const struct rw_markup *m)
 
 	m->section(f, "actions", "Actions");
 	if (!json_array_size(faults)) {
-		para(f, m, "No fault was recorded.");
+		rw_para(f, m, "No fault was recorded.");
 		fputs(m->section_end, f);
 		return;
 	}
-	para(f, m, "Times count from the workload start on the coordinator's clock.");
-	table(f, m, "actions", "Fault", "Injector", "Target", "Params", "Planned", "Injected",
-	      "Reverted", NULL);
+	rw_para(f, m, "Times count from the workload start on the coordinator's clock.");
+	rw_table(f, m, "actions", "Fault", "Injector", "Target", "Params", "Planned", "Injected",
+		 "Reverted", NULL);
 	json_array_foreach(faults, i, ft) {
 		fputs(m->row.on, f);
-		td(f, m, NULL, ru_str(ft, "id"));
-		td(f, m, NULL, ru_str(ft, "injector"));
+		rw_td(f, m, NULL, ru_str(ft, "id"));
+		rw_td(f, m, NULL, ru_str(ft, "injector"));
 		target_td(f, ru_get(ft, "target"), m);
 		m->cell(f, NULL);
 		ru_params(f, ru_get(ft, "params"), &m->cells);
 		fputs(m->cell_end, f);
-		td_fmt(f, m, NULL, "at %s ms for %s ms",
-		       ru_num_text(ft, "at_ms", 0, b1, sizeof(b1)),
-		       ru_num_text(ft, "duration_ms", 0, b2, sizeof(b2)));
+		rw_td_fmt(f, m, NULL, "at %s ms for %s ms",
+			  ru_num_text(ft, "at_ms", 0, b1, sizeof(b1)),
+			  ru_num_text(ft, "duration_ms", 0, b2, sizeof(b2)));
 		when_td(f, ft, true, m);
 		when_td(f, ft, false, m);
 		fputs(m->row.off, f);
@@ -478,30 +475,30 @@ static void measure_row(FILE *f, const json_t *ft, const char *what, const char 
 	enum ru_result res;
 
 	fputs(m->row.on, f);
-	td(f, m, NULL, ru_str(ft, "id"));
-	td_fmt(f, m, NULL, "%s", what);
+	rw_td(f, m, NULL, ru_str(ft, "id"));
+	rw_td_fmt(f, m, NULL, "%s", what);
 	if (!json_is_object(x)) {
-		td(f, m, NULL, NULL);
-		td(f, m, NULL, NULL);
-		td_fmt(f, m, NULL, "%s", absent);
-		td(f, m, NULL, NULL);
+		rw_td(f, m, NULL, NULL);
+		rw_td(f, m, NULL, NULL);
+		rw_td_fmt(f, m, NULL, "%s", absent);
+		rw_td(f, m, NULL, NULL);
 		fputs(m->row.off, f);
 		return;
 	}
-	td_fmt(f, m, "num", "%s", ru_ms_text(x, failback ? "outage_ms" : "ms", b, sizeof(b)));
+	rw_td_fmt(f, m, "num", "%s", ru_ms_text(x, failback ? "outage_ms" : "ms", b, sizeof(b)));
 	if (!failback || ru_failback_bounded(x)) {
 		res = ru_measure_result(x);
-		td_fmt(f, m, "num", "%s", ru_ms_text(x, "threshold_ms", b, sizeof(b)));
-		td_mark(f, m, res, result_word[res]);
+		rw_td_fmt(f, m, "num", "%s", ru_ms_text(x, "threshold_ms", b, sizeof(b)));
+		rw_td_mark(f, m, res, result_word[res]);
 	} else {
-		td_fmt(f, m, NULL, "not bounded");
-		td(f, m, NULL, NULL);
+		rw_td_fmt(f, m, NULL, "not bounded");
+		rw_td(f, m, NULL, NULL);
 	}
 	if (failback) {
 		ru_failback_why(x, why, sizeof(why));
-		td(f, m, NULL, why[0] ? why : NULL);
+		rw_td(f, m, NULL, why[0] ? why : NULL);
 	} else {
-		td(f, m, NULL, ru_measure_why(x));
+		rw_td(f, m, NULL, ru_measure_why(x));
 	}
 	fputs(m->row.off, f);
 }
@@ -514,12 +511,12 @@ void rw_results(FILE *f, const json_t *r, const struct rw_markup *m)
 
 	m->section(f, "results", "Results");
 	if (!json_array_size(faults)) {
-		para(f, m, "Nothing was measured.");
+		rw_para(f, m, "Nothing was measured.");
 		fputs(m->section_end, f);
 		return;
 	}
-	table(f, m, "results", "Fault", "Measure", "Measured", "Allowed", "Result",
-	      "Signal or note", NULL);
+	rw_table(f, m, "results", "Fault", "Measure", "Measured", "Allowed", "Result",
+		 "Signal or note", NULL);
 	json_array_foreach(faults, i, ft) {
 		measure_row(f, ft, "detection", "not measured", m);
 		measure_row(f, ft, "isolation", "not checked", m);
@@ -560,8 +557,8 @@ static void alert_row(FILE *f, const json_t *row, const struct rw_markup *m)
 
 	ru_alert_of(row, &a);
 	fputs(m->row.on, f);
-	td(f, m, NULL, a.fault);
-	td(f, m, NULL, a.alert);
+	rw_td(f, m, NULL, a.fault);
+	rw_td(f, m, NULL, a.alert);
 	m->cell(f, NULL);
 	m->cells.put(f, a.status);
 	fprintf(f, ": %s / %s%s", ru_alert_ms(a.fired_ms, RU_DASH, b1, sizeof(b1)),
@@ -570,7 +567,7 @@ static void alert_row(FILE *f, const json_t *row, const struct rw_markup *m)
 	m->cells.put(f, a.resolve);
 	fprintf(f, ": %s / %s%s", ru_alert_ms(a.resolved_ms, RU_DASH, b1, sizeof(b1)),
 		ru_alert_ms(a.resolve_within_ms, "not checked", b2, sizeof(b2)), m->cell_end);
-	td_mark(f, m, a.ok ? RU_RESULT_OK : RU_RESULT_NOT_OK, a.ok ? "ok" : "not ok");
+	rw_td_mark(f, m, a.ok ? RU_RESULT_OK : RU_RESULT_NOT_OK, a.ok ? "ok" : "not ok");
 	fputs(m->row.off, f);
 }
 
@@ -588,23 +585,23 @@ void rw_alerts(FILE *f, const json_t *r, const struct rw_markup *m)
 	if (ru_str(a, "receiver"))
 		alert_receiver(f, a, m);
 	if (json_array_size(ru_get(a, "coverage"))) {
-		table(f, m, "alerts", "Fault", "Alert", "Fired (after injection)",
-		      "Resolved (after revert)", "Result", NULL);
+		rw_table(f, m, "alerts", "Fault", "Alert", "Fired (after injection)",
+			 "Resolved (after revert)", "Result", NULL);
 		json_array_foreach(ru_get(a, "coverage"), i, row)
 			alert_row(f, row, m);
 		fputs(m->table_end, f);
-		para(
+		rw_para(
 		    f, m,
 		    "Fired counts from the injection to the firing notification reaching the "
 		    "coordinator; resolved, from the revert to the resolved notification. A missed "
 		    "or late alert fails the drill: the on-call would not have been told in time.");
 	}
 	if (!json_array_size(ru_get(a, "unexpected"))) {
-		para(f, m, "No alert fired that nobody expected.");
+		rw_para(f, m, "No alert fired that nobody expected.");
 		fputs(m->section_end, f);
 		return;
 	}
-	para(f, m, "Alerts nobody expected (noise):");
+	rw_para(f, m, "Alerts nobody expected (noise):");
 	fputs(m->list.on, f);
 	json_array_foreach(ru_get(a, "unexpected"), i, row) {
 		fputs(m->prose.item.on, f);
@@ -624,9 +621,9 @@ static void stat_td(FILE *f, const json_t *st, const char *key, const struct rw_
 	double v;
 
 	if (ru_num(st, key, &v))
-		td_fmt(f, m, "num", "%s", ru_fmt_ms(v, b, sizeof(b)));
+		rw_td_fmt(f, m, "num", "%s", ru_fmt_ms(v, b, sizeof(b)));
 	else
-		td_fmt(f, m, "num", "%s", json_is_object(st) ? "not seen" : RU_DASH);
+		rw_td_fmt(f, m, "num", "%s", json_is_object(st) ? "not seen" : RU_DASH);
 }
 
 /* "rail0-down: 10 trials, every 30000 ms, at 20000, 50000, ... ms" */
@@ -670,14 +667,14 @@ static void trial_row(FILE *f, const json_t *r, const json_t *t, const char *pha
 
 	snprintf(b2, sizeof(b2), "expect.%s.stat", phase);
 	fputs(m->row.on, f);
-	td(f, m, NULL, ru_str(t, "fault"));
-	td_fmt(f, m, "num", "%s", ru_num_text(t, "count", 0, b1, sizeof(b1)));
-	td_fmt(f, m, NULL, "%s", phase);
-	td(f, m, NULL, ru_str(st, "stat") ?: ru_str(r, b2) ?: "max");
+	rw_td(f, m, NULL, ru_str(t, "fault"));
+	rw_td_fmt(f, m, "num", "%s", ru_num_text(t, "count", 0, b1, sizeof(b1)));
+	rw_td_fmt(f, m, NULL, "%s", phase);
+	rw_td(f, m, NULL, ru_str(st, "stat") ?: ru_str(r, b2) ?: "max");
 	stat_td(f, st, "p50", m);
 	stat_td(f, st, "p90", m);
 	stat_td(f, st, "max", m);
-	td_fmt(f, m, "num", "%s", ru_ms_text(st, "threshold_ms", b1, sizeof(b1)));
+	rw_td_fmt(f, m, "num", "%s", ru_ms_text(st, "threshold_ms", b1, sizeof(b1)));
 	if (!json_is_object(st)) {
 		m->cell(f, result_cls[RU_RESULT_INCONCLUSIVE]);
 		m->mark(f, RU_RESULT_INCONCLUSIVE, "inconclusive");
@@ -704,12 +701,13 @@ void rw_trials(FILE *f, const json_t *r, const struct rw_markup *m)
 	if (!json_array_size(trials))
 		return;
 	m->section(f, "trials", "Trials");
-	para(f, m,
-	     "Each repeated fault's phases over its trials (nearest rank; a trial that never saw a "
-	     "phase counts as slower than any that did). Each trial's own measurements are in "
-	     "Results, under the trial's name (FAULT#N).");
-	table(f, m, "trials", "Fault", "Trials", "Phase", "Judged on", "p50", "p90", "Max",
-	      "Allowed", "Result", NULL);
+	rw_para(
+	    f, m,
+	    "Each repeated fault's phases over its trials (nearest rank; a trial that never saw a "
+	    "phase counts as slower than any that did). Each trial's own measurements are in "
+	    "Results, under the trial's name (FAULT#N).");
+	rw_table(f, m, "trials", "Fault", "Trials", "Phase", "Judged on", "p50", "p90", "Max",
+		 "Allowed", "Result", NULL);
 	json_array_foreach(trials, i, t)
 		for (k = 0; k < sizeof(phases) / sizeof(phases[0]); k++)
 			if (json_object_get(json_is_object(t) ? t : NULL, phases[k]))
@@ -753,16 +751,16 @@ void rw_action_items(FILE *f, const json_t *r, const struct rw_markup *m)
 
 	m->section(f, "action-items", "Action items");
 	if (!json_array_size(items)) {
-		para(f, m, "None: nothing in this drill calls for work.");
+		rw_para(f, m, "None: nothing in this drill calls for work.");
 	} else {
-		table(f, m, "action-items", "#", "Fault", "Action", "Because", "Owner", NULL);
+		rw_table(f, m, "action-items", "#", "Fault", "Action", "Because", "Owner", NULL);
 		json_array_foreach(items, i, it) {
 			fputs(m->row.on, f);
-			td_fmt(f, m, "num", "%zu", i + 1);
-			td(f, m, NULL, ru_str(it, "fault"));
-			td(f, m, NULL, ru_str(it, "item") ?: json_string_value(it));
-			td(f, m, NULL, ru_str(it, "because"));
-			td(f, m, NULL, ru_str(it, "owner") ?: owner_of(r));
+			rw_td_fmt(f, m, "num", "%zu", i + 1);
+			rw_td(f, m, NULL, ru_str(it, "fault"));
+			rw_td(f, m, NULL, ru_str(it, "item") ?: json_string_value(it));
+			rw_td(f, m, NULL, ru_str(it, "because"));
+			rw_td(f, m, NULL, ru_str(it, "owner") ?: owner_of(r));
 			fputs(m->row.off, f);
 		}
 		fputs(m->table_end, f);
@@ -849,7 +847,7 @@ static void readiness(FILE *f, const json_t *r, const struct rw_markup *m)
 		fprintf(f, "%s%zu action item%s: see Action items.%s", m->para.on, n,
 			n == 1 ? "" : "s", m->para.off);
 	else
-		para(f, m, "No action items.");
+		rw_para(f, m, "No action items.");
 	json_decref(rd);
 	json_decref(items);
 }
@@ -891,7 +889,7 @@ void rw_reasons(FILE *f, const json_t *r, const struct rw_markup *m)
 
 	m->section(f, "reasons", "Reasons");
 	if (!json_array_size(reasons)) {
-		para(f, m, "None recorded.");
+		rw_para(f, m, "None recorded.");
 	} else {
 		fputs(m->list.on, f);
 		json_array_foreach(reasons, i, s) {
@@ -916,16 +914,16 @@ static void env_nodes(FILE *f, const json_t *nodes, const struct rw_markup *m)
 	const json_t *n;
 	size_t i;
 
-	table(f, m, "nodes", "Node", "Agent", "Agent version", "Kernel", "rdma-core",
-	      "Control interface", NULL);
+	rw_table(f, m, "nodes", "Node", "Agent", "Agent version", "Kernel", "rdma-core",
+		 "Control interface", NULL);
 	json_array_foreach(nodes, i, n) {
 		fputs(m->row.on, f);
-		td(f, m, NULL, node_name(n));
-		td(f, m, NULL, ru_str(n, "agent"));
-		td(f, m, NULL, ru_str(n, "agent_version"));
-		td(f, m, NULL, ru_str(n, "kernel"));
-		td(f, m, NULL, ru_str(n, "rdma_core"));
-		td(f, m, NULL, ru_str(n, "control_if"));
+		rw_td(f, m, NULL, node_name(n));
+		rw_td(f, m, NULL, ru_str(n, "agent"));
+		rw_td(f, m, NULL, ru_str(n, "agent_version"));
+		rw_td(f, m, NULL, ru_str(n, "kernel"));
+		rw_td(f, m, NULL, ru_str(n, "rdma_core"));
+		rw_td(f, m, NULL, ru_str(n, "control_if"));
 		fputs(m->row.off, f);
 	}
 	fputs(m->table_end, f);
@@ -938,15 +936,15 @@ static void port_row(FILE *f, const json_t *n, const json_t *dev, const json_t *
 	char b[32];
 
 	fputs(m->row.on, f);
-	td(f, m, NULL, node_name(n));
-	td(f, m, NULL, ru_str(dev, "name"));
-	td(f, m, NULL, ru_str(dev, "fw_ver"));
-	td_fmt(f, m, "num", "%s", ru_num_text(port, "port", 0, b, sizeof(b)));
-	td(f, m, NULL, ru_str(port, "state") ?: ru_str(port, "error") ?: ru_str(dev, "error"));
-	td(f, m, NULL, ru_str(port, "link_layer"));
-	td_fmt(f, m, "num", "%s", ru_num_text(port, "active_mtu", 0, b, sizeof(b)));
-	td(f, m, NULL, ru_str(port, "netdev"));
-	td_fmt(f, m, "num", "%s", ru_num_text(port, "netdev_mtu", 0, b, sizeof(b)));
+	rw_td(f, m, NULL, node_name(n));
+	rw_td(f, m, NULL, ru_str(dev, "name"));
+	rw_td(f, m, NULL, ru_str(dev, "fw_ver"));
+	rw_td_fmt(f, m, "num", "%s", ru_num_text(port, "port", 0, b, sizeof(b)));
+	rw_td(f, m, NULL, ru_str(port, "state") ?: ru_str(port, "error") ?: ru_str(dev, "error"));
+	rw_td(f, m, NULL, ru_str(port, "link_layer"));
+	rw_td_fmt(f, m, "num", "%s", ru_num_text(port, "active_mtu", 0, b, sizeof(b)));
+	rw_td(f, m, NULL, ru_str(port, "netdev"));
+	rw_td_fmt(f, m, "num", "%s", ru_num_text(port, "netdev_mtu", 0, b, sizeof(b)));
 	fputs(m->row.off, f);
 }
 
@@ -959,8 +957,8 @@ static void env_ports(FILE *f, const json_t *nodes, const struct rw_markup *m)
 	const json_t *n, *dev, *port;
 	size_t i, j, k;
 
-	table(f, m, "ports", "Node", "Device", "Firmware", "Port", "State", "Link layer",
-	      "RDMA MTU", "Netdev", "Netdev MTU", NULL);
+	rw_table(f, m, "ports", "Node", "Device", "Firmware", "Port", "State", "Link layer",
+		 "RDMA MTU", "Netdev", "Netdev MTU", NULL);
 	json_array_foreach(nodes, i, n) {
 		json_array_foreach(ru_get(n, "devices"), j, dev) {
 			json_array_foreach(ru_get(dev, "ports"), k, port)
@@ -1013,12 +1011,12 @@ static void pfc_tds(FILE *f, const json_t *nd, const struct rw_markup *m)
 	char b[32];
 
 	if (json_is_string(p))
-		td(f, m, NULL, json_string_value(p));
+		rw_td(f, m, NULL, json_string_value(p));
 	else if (json_is_number(p))
-		td_fmt(f, m, NULL, "%s ms",
-		       ru_num_text(nd, "pfc.prevention_tout_ms", 0, b, sizeof(b)));
+		rw_td_fmt(f, m, NULL, "%s ms",
+			  ru_num_text(nd, "pfc.prevention_tout_ms", 0, b, sizeof(b)));
 	else
-		td_fmt(f, m, NULL, "not reported");
+		rw_td_fmt(f, m, NULL, "not reported");
 	m->cell(f, NULL);
 	if (json_is_number(ru_get(nd, "pfc.counters")))
 		fputs(ru_num_text(nd, "pfc.counters", 0, b, sizeof(b)), f);
@@ -1040,11 +1038,11 @@ static void netdev_row(FILE *f, const json_t *n, const json_t *nd, const struct 
 	size_t i;
 
 	fputs(m->row.on, f);
-	td(f, m, NULL, node_name(n));
-	td(f, m, NULL, ru_str(nd, "name"));
-	td_fmt(f, m, "num", "%s", ru_num_text(nd, "rail", 0, b, sizeof(b)));
+	rw_td(f, m, NULL, node_name(n));
+	rw_td(f, m, NULL, ru_str(nd, "name"));
+	rw_td_fmt(f, m, "num", "%s", ru_num_text(nd, "rail", 0, b, sizeof(b)));
 	link_td(f, nd, m);
-	td_fmt(f, m, "num", "%s", ru_num_text(nd, "mtu", 0, b, sizeof(b)));
+	rw_td_fmt(f, m, "num", "%s", ru_num_text(nd, "mtu", 0, b, sizeof(b)));
 	m->cell(f, NULL);
 	if (!json_array_size(ru_get(nd, "addrs")))
 		fputs(RU_DASH, f);
@@ -1069,17 +1067,17 @@ static void env_netdevs(FILE *f, const json_t *nodes, const struct rw_markup *m)
 			    !netdev_of_port(n, ru_str(nd, "name")))
 				continue;
 			if (!rows++)
-				table(f, m, "netdevs", "Node", "Netdev", "Rail", "Link", "MTU",
-				      "Addresses", "PFC storm prevention", "Pause counters polled",
-				      NULL);
+				rw_table(f, m, "netdevs", "Node", "Netdev", "Rail", "Link", "MTU",
+					 "Addresses", "PFC storm prevention",
+					 "Pause counters polled", NULL);
 			netdev_row(f, n, nd, m);
 		}
 	}
 	if (rows)
 		fputs(m->table_end, f);
 	else
-		para(f, m, "Rail netdevs: not reported.");
-	para(
+		rw_para(f, m, "Rail netdevs: not reported.");
+	rw_para(
 	    f, m,
 	    "PFC/DCB: the enabled PFC priorities and the ETS configuration are not reported by the "
 	    "agents; storm prevention and the pause counters they poll are shown per netdev.");
@@ -1095,20 +1093,21 @@ static void env_clock(FILE *f, const json_t *r, const struct rw_markup *m)
 	size_t i;
 
 	if (!json_array_size(clock)) {
-		para(f, m, "Clock offsets: not measured.");
+		rw_para(f, m, "Clock offsets: not measured.");
 		return;
 	}
-	para(f, m,
-	     "Clock alignment (node clock minus coordinator clock; events are placed on the "
-	     "coordinator's clock with these offsets):");
-	table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples", NULL);
+	rw_para(f, m,
+		"Clock alignment (node clock minus coordinator clock; events are placed on the "
+		"coordinator's clock with these offsets):");
+	rw_table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples", NULL);
 	json_array_foreach(clock, i, n) {
 		fputs(m->row.on, f);
-		td(f, m, NULL, ru_str(n, "name"));
-		td_fmt(f, m, "num", "%s µs", ru_num_text(n, "offset_us", 1, b1, sizeof(b1)));
-		td_fmt(f, m, "num", "± %s µs", ru_num_text(n, "uncertainty_us", 1, b2, sizeof(b2)));
-		td_fmt(f, m, "num", "%s µs", ru_num_text(n, "rtt_us", 1, b3, sizeof(b3)));
-		td_fmt(f, m, "num", "%s", ru_num_text(n, "samples", 0, b4, sizeof(b4)));
+		rw_td(f, m, NULL, ru_str(n, "name"));
+		rw_td_fmt(f, m, "num", "%s µs", ru_num_text(n, "offset_us", 1, b1, sizeof(b1)));
+		rw_td_fmt(f, m, "num", "± %s µs",
+			  ru_num_text(n, "uncertainty_us", 1, b2, sizeof(b2)));
+		rw_td_fmt(f, m, "num", "%s µs", ru_num_text(n, "rtt_us", 1, b3, sizeof(b3)));
+		rw_td_fmt(f, m, "num", "%s", ru_num_text(n, "samples", 0, b4, sizeof(b4)));
 		fputs(m->row.off, f);
 		if (ru_num(n, "uncertainty_us", &u) && u > worst)
 			worst = u;
@@ -1134,7 +1133,7 @@ void rw_environment(FILE *f, const json_t *r, const struct rw_markup *m)
 		fputs(m->para.off, f);
 	}
 	if (!json_array_size(nodes)) {
-		para(f, m, "No node inventory was recorded.");
+		rw_para(f, m, "No node inventory was recorded.");
 	} else {
 		env_nodes(f, nodes, m);
 		env_ports(f, nodes, m);

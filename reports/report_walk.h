@@ -43,12 +43,27 @@ struct rw_markup {
 	void (*mark)(FILE *f, enum ru_result res, const char *word);
 };
 
+/* Markup helpers for the sections' writers (report_walk.c, report_sched.c). */
+/* A paragraph of literal text. */
+void rw_para(FILE *f, const struct rw_markup *m, const char *text);
+/* A table of class cls with its header cells, given as the NULL-terminated arguments. */
+void rw_table(FILE *f, const struct rw_markup *m, const char *cls, ...);
+/* A cell holding data s, escaped; RU_DASH for none. */
+void rw_td(FILE *f, const struct rw_markup *m, const char *cls, const char *s);
+/* A cell of literal text, printf-style. */
+void rw_td_fmt(FILE *f, const struct rw_markup *m, const char *cls, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A cell with a result's mark: md a sign, HTML word in a cell of the result's class. */
+void rw_td_mark(FILE *f, const struct rw_markup *m, enum ru_result res, const char *word);
+
 /*
  * Each writes one section of report r with markup m; any field of r may be
  * missing or null. A section with nothing to say about an absent part of the
  * report (safety) writes nothing at all.
  */
 void rw_alerts(FILE *f, const json_t *r, const struct rw_markup *m);
+/* report_sched.c: the scheduler's view (report.json "scheduler"): drains, resumes, job, timeline */
+void rw_scheduler(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_trials(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_integrity(FILE *f, const json_t *r, const struct rw_markup *m);
 void rw_job(FILE *f, const json_t *r, const struct rw_markup *m);

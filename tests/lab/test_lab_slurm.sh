@@ -3,7 +3,9 @@
 # Slurm in the lab (lab up --slurm, docs/SLURM.md) and rdmachaos-healthcheck against the real
 # slurmctld: both nodes idle over the management network, srun across them, then on node-b the
 # health check drains the node when rail0's link is down (naming the rail, node-a untouched),
-# resumes it when the link is back, and leaves a drain that is not its own alone.
+# both as slurmd's HealthCheckProgram and run by hand, resumes it when the link is back, and
+# leaves a drain that is not its own alone; and this host's scontrol (the client config the
+# coordinator's scheduler watcher uses) sees both nodes.
 #
 # Boots its own 2-node lab (RDMACHAOS_LAB_DIR=build/lab-slurm, ports from 18100, the kernel cache
 # of build/lab/cache) and takes it down at the end; RDMACHAOS_LAB_REUSE=1 uses the lab that is up
@@ -61,6 +63,15 @@ else
 	finish
 fi
 
+# 1b. this host as a Slurm client (what the coordinator's scheduler watcher uses)
+client=$(lab status --json | jq -r '.slurm.client_conf // empty')
+out=$(SLURM_CONF=$client timeout 20 scontrol --oneliner show node node-a,node-b 2>&1 | grep -o 'NodeName=[^ ]*\|State=[^ ]*' | tr '\n' ' ')
+if [ "$out" = "NodeName=node-a State=IDLE NodeName=node-b State=IDLE " ]; then
+	ok "scontrol on the host ($client): $out"
+else
+	bad "scontrol on the host ($client): '$out'"
+fi
+
 # 2. a job across both nodes
 out=$(lab exec node-a -- "$S timeout 60 srun -N2 hostname" 2>&1 | sort | tr '\n' ' ')
 [ "$out" = "node-a node-b " ] && ok "srun -N2 hostname: $out" || bad "srun -N2 hostname: '$out'"
@@ -73,7 +84,21 @@ out=$(lab exec node-b -- "$HC; echo rc=\$?" 2>&1)
 grep -q '^rc=0' <<<"$out" && grep -q 'node-b: healthy: 2 rails' <<<"$out" &&
 	ok "health check on node-b: healthy, exit 0" || bad "health check, healthy: $out"
 
-out=$(lab exec node-b -- "ip link set rail0 down; $HC; echo rc=\$?" 2>&1)
+# slurmd runs the lab's HealthCheckProgram (the same program) every 10 s: it drains node-b alone
+lab exec node-b -- "ip link set rail0 down"
+t0=$(date +%s)
+while :; do
+	reason=$(lab exec node-a -- "$S sinfo -h -n node-b -N -o '%t|%E'")
+	[[ $reason == drain* ]] && break
+	[ $(($(date +%s) - t0)) -lt 30 ] || break
+	sleep 1
+done
+if [[ $reason == drain*"|rdmachaos-healthcheck: rxe_rail0 port 1 (rail0): port DOWN"* ]]; then
+	ok "slurmd's HealthCheckProgram drained node-b within $(($(date +%s) - t0)) s of rail0 going down"
+else
+	bad "slurmd's HealthCheckProgram: node-b is '$reason' 30 s after rail0 went down"
+fi
+out=$(lab exec node-b -- "$HC; echo rc=\$?" 2>&1)
 reason=$(lab exec node-a -- "$S sinfo -h -n node-b -N -o '%t|%E'")
 other=$(lab exec node-a -- "$S sinfo -h -n node-a -N -o '%t'")
 if grep -q '^rc=1' <<<"$out" && [[ $reason == drain*"|rdmachaos-healthcheck: rxe_rail0 port 1 (rail0): port DOWN"* ]] &&
@@ -88,7 +113,8 @@ out=$(lab exec node-b -- 'ip link set rail0 up
 	for i in $(seq 100); do read -r st </sys/class/infiniband/rxe_rail0/ports/1/state; [ "$st" = "4: ACTIVE" ] && break; sleep 0.1; done
 	'"$HC"'; echo "rc=$?"' 2>&1)
 state=$(lab exec node-a -- "$S sinfo -h -n node-b -N -o '%t'")
-if grep -q '^rc=0' <<<"$out" && grep -q 'node-b: resumed' <<<"$out" && [ "$state" = idle ]; then
+# this run resumes it, unless slurmd's periodic run was first
+if grep -q '^rc=0' <<<"$out" && grep -Eq 'node-b: (resumed|healthy)' <<<"$out" && [ "$state" = idle ]; then
 	ok "rail0 back: the health check resumed node-b (idle)"
 else
 	bad "rail0 back: health check said '$out'; node-b is '$state'"

@@ -280,6 +280,31 @@ def expected_results(r):
     for row in (r.get("alerts") or {}).get("coverage") or []:
         out.append((f"{row.get('fault')} alert {row.get('alert')}",
                     "pass" if row.get("ok") is True else "failure"))
+    out += sched_cases(r)
+    return out
+
+
+def sched_cases(r):
+    """The scheduler's junit cases: a drain (and resume, when one was required) per fault, a
+    precision case per node drained without a fault, the followed job's outcome."""
+    s = r.get("scheduler")
+    out = []
+    if not isinstance(s, dict):
+        return out
+    for row in s.get("faults") or []:
+        d, dw = row.get("drained_ms"), row.get("drained_within_ms")
+        ok = (dw is None) if d is None else (dw is None or d <= dw)
+        out.append((f"{row.get('fault')} drain {row.get('node')}", "pass" if ok else "failure"))
+        rw = row.get("resumed_within_ms")
+        if rw is not None:
+            rs = row.get("resumed_ms")
+            out.append((f"{row.get('fault')} resume {row.get('node')}",
+                        "pass" if rs is not None and rs <= rw else "failure"))
+    for row in s.get("wrongly_drained") or []:
+        out.append((f"precision {row.get('node')}", "failure"))
+    job = s.get("job")
+    if isinstance(job, dict) and job.get("want"):
+        out.append((f"job {job.get('name')} outcome", "pass" if job.get("ok") is True else "failure"))
     return out
 
 
@@ -311,6 +336,7 @@ def not_ok_checks(r):
         n += 1
     n += sum(1 for g in (r.get("safety") or {}).get("guards") or [] if g.get("tripped") is True)
     n += sum(1 for row in (r.get("alerts") or {}).get("coverage") or [] if row.get("ok") is not True)
+    n += sum(1 for _, res in sched_cases(r) if res != "pass")
     return n
 
 

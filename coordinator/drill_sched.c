@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The drill's part of the scheduler watcher (coordinator/sched.h): started with the drill when the
+ * scenario has scheduler:, its events taken into the drill's on every turn of the loop and
+ * printed, its judgement at the end.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "coordinator/drill_priv.h"
+#include "coordinator/progress.h"
+#include "coordinator/sched.h"
+
+int drill_sched_start(struct drill *d)
+{
+	const struct sc_scheduler *cfg = &d->sc.scheduler;
+	const char *conf = cfg->conf[0] ? cfg->conf : NULL;
+	char err[1024];
+	int ret;
+
+	if (!cfg->slurm)
+		return 0;
+	/* the lab (lab up --slurm) makes this host a Slurm client of its own cluster */
+	if (!conf && d->lab)
+		conf = json_string_value(
+		    json_object_get(json_object_get(d->lab, "slurm"), "client_conf"));
+	if (!conf && d->sc.lab) {
+		drill_reason(d, true,
+			     "scheduler: the lab has no Slurm: run rdmachaos lab down, then "
+			     "rdmachaos lab up --slurm");
+		return -ENOENT;
+	}
+	ret = sched_start(cfg, conf, &d->sc, &d->sched, err, sizeof(err));
+	if (ret) {
+		drill_reason(d, true, "%s", err);
+		return ret;
+	}
+	prog_event("rdmachaos: watching Slurm (%s every %.1f s%s%s)", cfg->scontrol,
+		   (double)cfg->every_ms / 1000.0, conf ? ", SLURM_CONF=" : "", conf ?: "");
+	return 0;
+}
+
+void drill_sched_take(struct drill *d)
+{
+	size_t from = json_array_size(d->fl.events), i;
+	const char *kind, *node, *reason;
+	json_t *e;
+
+	if (!sched_drain(d->sched, d->fl.events, d->fl.t0_ns) || d->o->quiet)
+		return;
+	for (i = from; i < json_array_size(d->fl.events); i++) {
+		e = json_array_get(d->fl.events, i);
+		kind = json_string_value(json_object_get(e, "kind"));
+		node = json_string_value(json_object_get(e, "node"));
+		reason = json_string_value(json_object_get(e, "reason")) ?: "";
+		if (!strcmp(kind, "scheduler_drain") || !strcmp(kind, "scheduler_resume"))
+			prog_event("  %+8.1fs slurm: %s %s (%s%s%s)",
+				   json_number_value(json_object_get(e, "t_ms")) / 1000.0, node,
+				   kind[10] == 'd' ? "out of service" : "back in service",
+				   json_string_value(json_object_get(e, "state")),
+				   reason[0] ? ": " : "", reason);
+		else if (!strcmp(kind, "scheduler_job"))
+			prog_event("  %+8.1fs slurm: job %s (%s) %s%s%s",
+				   json_number_value(json_object_get(e, "t_ms")) / 1000.0,
+				   json_string_value(json_object_get(e, "job_id")),
+				   json_string_value(json_object_get(e, "name")),
+				   json_string_value(json_object_get(e, "state")),
+				   *json_string_value(json_object_get(e, "nodes")) ? " on " : "",
+				   json_string_value(json_object_get(e, "nodes")));
+	}
+}
+
+/* expect.scheduler's windows: the drill waits for them (sched_settled() may end it sooner). */
+double drill_sched_end_ms(const struct drill *d, double end_ms)
+{
+	const struct sc_expect *x = &d->sc.expect;
+	unsigned int i;
+
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		const struct sc_fault *sf = &d->sc.faults[i];
+
+		if (x->sched_drained_within_ms)
+			end_ms =
+			    fmax(end_ms, (double)(sf->at_ms + x->sched_drained_within_ms) + 1000);
+		if (x->sched_resumed_within_ms)
+			end_ms = fmax(end_ms, (double)(sf->at_ms + sf->duration_ms +
+						       x->sched_resumed_within_ms) +
+						  1000);
+	}
+	return end_ms;
+}
+
+/* Every injected fault's node was taken out of service and is back: nothing left to wait for. */
+bool drill_sched_settled(struct drill *d)
+{
+	json_t *rep = NULL, *probs = json_array(), *row;
+	struct ev_fault evs[SC_MAX_FAULTS];
+	bool settled = true;
+	unsigned int i;
+	size_t k;
+
+	if (!d->sched || d->sc.expect.sched_job[0])
+		return !d->sched;
+	for (i = 0; i < d->sc.nr_faults; i++) {
+		evs[i] = d->faults[i].ev;
+		if (!d->faults[i].reverted)
+			settled = false;
+	}
+	sched_eval(d->fl.events, &d->sc.expect, evs, d->sc.nr_faults, drill_now_ms(d), &rep, probs);
+	json_array_foreach(json_object_get(rep, "faults"), k, row)
+		if (json_is_null(json_object_get(row, "drained_ms")) ||
+		    (d->sc.expect.sched_resumed_within_ms &&
+		     json_is_null(json_object_get(row, "resumed_ms"))))
+			settled = false;
+	json_decref(rep);
+	json_decref(probs);
+	return settled;
+}
+
+/* The judgement into d->sched_report; its problems into *problems (an array) when any. */
+void drill_sched_judge(struct drill *d, double end_ms, json_t **problems)
+{
+	struct ev_fault evs[SC_MAX_FAULTS];
+	struct sched_counts n;
+	unsigned int i;
+	json_t *probs;
+
+	*problems = NULL;
+	if (!d->sched)
+		return;
+	drill_sched_take(d);
+	probs = json_array();
+	for (i = 0; i < d->sc.nr_faults; i++)
+		evs[i] = d->faults[i].ev;
+	if (sched_eval(d->fl.events, &d->sc.expect, evs, d->sc.nr_faults, end_ms, &d->sched_report,
+		       probs))
+		*problems = probs;
+	else
+		json_decref(probs);
+	sched_counts(d->sched, &n);
+	json_object_set_new(d->sched_report, "polls",
+			    json_pack("{s:i,s:i,s:i,s:s?}", "done", (int)n.polls, "failed",
+				      (int)n.failed, "dropped", (int)n.dropped, "last_error",
+				      n.last_error[0] ? n.last_error : NULL));
+	json_object_set_new(d->sched_report, "every_ms",
+			    json_integer((json_int_t)d->sc.scheduler.every_ms));
+	if (n.failed)
+		drill_reason(d, true,
+			     "scheduler: %u of %u polls of Slurm failed (last: %s); its timeline "
+			     "has gaps",
+			     n.failed, n.polls, n.last_error);
+}
+
+void drill_sched_free(struct drill *d)
+{
+	sched_stop(d->sched);
+	d->sched = NULL;
+	json_decref(d->sched_report);
+	d->sched_report = NULL;
+}
