@@ -1238,6 +1238,7 @@ static void drill_execute(struct drill *d)
 	for (i = 0; i < d->sc.nr_faults; i++)
 		drill_revert(d, &d->faults[i]);
 	drill_stop_workloads(d);
+	drill_sched_cleanup(d);
 	drill_revert_all(d);
 }
 

@@ -104,7 +104,9 @@ struct drill {
 	struct drill_job job;
 	/* the scheduler watcher (coordinator/sched.h), when the scenario has scheduler: */
 	struct sched *sched;
-	json_t *sched_report; /* report.json "scheduler" */
+	json_t *sched_report;  /* report.json "scheduler" */
+	char sched_conf[512];  /* SLURM_CONF the watcher uses; "" scontrol's own */
+	char sched_job_id[32]; /* the drill's own job (scheduler.slurm.submit), to cancel */
 };
 
 /* drill.c, for drill_job.c */
@@ -161,6 +163,7 @@ void drill_sched_take(struct drill *d);
 double drill_sched_end_ms(const struct drill *d, double end_ms);
 bool drill_sched_settled(struct drill *d);
 void drill_sched_judge(struct drill *d, double end_ms, json_t **problems);
+void drill_sched_cleanup(struct drill *d);
 void drill_sched_free(struct drill *d);
 
 #endif

@@ -13,6 +13,50 @@
 #include "coordinator/progress.h"
 #include "coordinator/sched.h"
 
+/* scheduler.slurm.submit: the drill's own job, sbatch --parsable -J JOB ARGS... */
+static int drill_sched_submit(struct drill *d)
+{
+	const struct sc_scheduler *cfg = &d->sc.scheduler;
+	const char *pre[] = {"--parsable", "-J", cfg->job, NULL};
+	char out[256], err[600];
+	size_t n;
+	int ret;
+
+	ret = sched_run_tool(cfg, d->sched_conf, "sbatch", pre, cfg->submit, out, sizeof(out), err,
+			     sizeof(err));
+	n = strspn(out, "0123456789");
+	if (ret || !n || n >= sizeof(d->sched_job_id)) {
+		drill_reason(d, true, "scheduler: the drill's job %s could not be submitted: %s",
+			     cfg->job, ret ? err : "sbatch --parsable printed no job id");
+		return ret ?: -EPROTO;
+	}
+	memcpy(d->sched_job_id, out, n);
+	d->sched_job_id[n] = '\0';
+	prog_event("rdmachaos: submitted Slurm job %s (%s); it is cancelled at the drill's end",
+		   d->sched_job_id, cfg->job);
+	return 0;
+}
+
+/* The drill's own job never outlives it: scancel, recorded with the cleanup. */
+void drill_sched_cleanup(struct drill *d)
+{
+	const char *pre[] = {d->sched_job_id, NULL};
+	char out[256], err[600], what[128];
+	int ret;
+
+	if (!d->sched_job_id[0])
+		return;
+	ret = sched_run_tool(&d->sc.scheduler, d->sched_conf, "scancel", pre, NULL, out,
+			     sizeof(out), err, sizeof(err));
+	snprintf(what, sizeof(what), "scancel %s (the drill's Slurm job %s)", d->sched_job_id,
+		 d->sc.scheduler.job);
+	json_array_append_new(d->cleanup, json_pack("{s:s,s:s,s:b}", "node", "slurm", "action",
+						    ret ? err : what, "verified", !ret));
+	if (ret)
+		d->cleanup_ok = false;
+	d->sched_job_id[0] = '\0';
+}
+
 int drill_sched_start(struct drill *d)
 {
 	const struct sc_scheduler *cfg = &d->sc.scheduler;
@@ -37,9 +81,10 @@ int drill_sched_start(struct drill *d)
 		drill_reason(d, true, "%s", err);
 		return ret;
 	}
+	snprintf(d->sched_conf, sizeof(d->sched_conf), "%s", conf ?: "");
 	prog_event("rdmachaos: watching Slurm (%s every %.1f s%s%s)", cfg->scontrol,
 		   (double)cfg->every_ms / 1000.0, conf ? ", SLURM_CONF=" : "", conf ?: "");
-	return 0;
+	return cfg->submit ? drill_sched_submit(d) : 0;
 }
 
 void drill_sched_take(struct drill *d)

@@ -1192,6 +1192,8 @@ void scenario_free(struct scenario *sc)
 	}
 	json_decref(sc->scheduler.nodes);
 	sc->scheduler.nodes = NULL;
+	json_decref(sc->scheduler.submit);
+	sc->scheduler.submit = NULL;
 	free(sc->nodes);
 	sc->nodes = NULL;
 	sc->nr_nodes = 0;

@@ -224,6 +224,8 @@ struct sc_scheduler {
 	uint64_t every_ms;     /* default 1000 */
 	json_t *nodes;	       /* {drill node: Slurm node}; NULL: the same names */
 	char job[SC_NAME_LEN]; /* the Slurm job (by name) whose state to follow; "" none */
+	json_t *submit;	       /* sbatch arguments: the drill submits the job itself at its start
+				  (sbatch -J job) and cancels it at its end; NULL none */
 	int line;
 };
 

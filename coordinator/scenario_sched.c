@@ -42,10 +42,52 @@ static int parse_node_map(struct pctx *c, yaml_node_t *m, struct sc_scheduler *s
 	return st;
 }
 
+#define SCP_SCHED_MAX_SUBMIT_ARGS 32
+
+/* submit: sbatch's arguments, each a string (-J is the drill's: scheduler.slurm.job). */
+static int parse_submit(struct pctx *c, yaml_node_t *seq, struct sc_scheduler *s)
+{
+	char path[YD_PATH_LEN], arg[256];
+	size_t i, n;
+	int st = 0;
+
+	if (yd_want_seq(c->d, seq, "scheduler.slurm.submit"))
+		return -EINVAL;
+	n = yd_seq_len(seq);
+	if (!n || n > SCP_SCHED_MAX_SUBMIT_ARGS)
+		return yd_fail(c->d, seq, "scheduler.slurm.submit",
+			       "give 1..%d arguments of sbatch, e.g. [--requeue, --wrap, "
+			       "\"sleep 3600\"]",
+			       SCP_SCHED_MAX_SUBMIT_ARGS);
+	if (!s->job[0])
+		return yd_fail(c->d, seq, "scheduler.slurm.submit",
+			       "needs scheduler.slurm.job: the name the job is submitted and "
+			       "followed by");
+	if (!(s->submit = json_array()))
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		yaml_node_t *it = yd_seq_item(c->d, seq, i);
+
+		yd_join_idx(path, "scheduler.slurm.submit", i);
+		if (scp_keep(&st, yd_get_text(c->d, it, path, arg, sizeof(arg))))
+			continue;
+		if (!strcmp(arg, "-J") || !strncmp(arg, "--job-name", 10)) {
+			scp_keep(&st,
+				 yd_fail(c->d, it, path,
+					 "the job's name is scheduler.slurm.job; leave -J out"));
+			continue;
+		}
+		if (json_array_append_new(s->submit, json_string(arg)))
+			return -ENOMEM;
+	}
+	return st;
+}
+
 int scp_parse_scheduler(struct pctx *c, yaml_node_t *n)
 {
 	static const char *const keys[] = {"slurm", NULL};
-	static const char *const slurm_keys[] = {"scontrol", "conf", "every", "nodes", "job", NULL};
+	static const char *const slurm_keys[] = {"scontrol", "conf",   "every", "nodes",
+						 "job",	     "submit", NULL};
 	struct sc_scheduler *s = &c->sc->scheduler;
 	yaml_node_t *m, *v;
 	uint64_t ms;
@@ -99,6 +141,8 @@ int scp_parse_scheduler(struct pctx *c, yaml_node_t *n)
 		scp_keep(&st,
 			 yd_fail(c->d, v, "scheduler.slurm.job",
 				 "\"%s\" is not a job name to follow (sbatch -J NAME)", s->job));
+	if ((v = yd_map_get(c->d, m, "submit")))
+		scp_keep(&st, parse_submit(c, v, s));
 	return st;
 }
 

@@ -325,6 +325,45 @@ static char **sched_env(const char *var)
 	return env;
 }
 
+int sched_run_tool(const struct sc_scheduler *cfg, const char *conf, const char *tool,
+		   const char *const *pre, const json_t *args, char *out, size_t outlen, char *err,
+		   size_t errlen)
+{
+	char path[sizeof(cfg->scontrol) + 16], var[600], **env = NULL;
+	const char *argv[48];
+	const char *slash = strrchr(cfg->scontrol, '/');
+	size_t n = 0, i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%.*s%s", slash ? (int)(slash - cfg->scontrol + 1) : 0,
+		 cfg->scontrol, tool);
+	argv[n++] = path;
+	for (i = 0; pre && pre[i] && n < 40; i++)
+		argv[n++] = pre[i];
+	for (i = 0; i < json_array_size(args) && n < 47; i++)
+		argv[n++] = json_string_value(json_array_get(args, i));
+	argv[n] = NULL;
+	if (conf && conf[0]) {
+		snprintf(var, sizeof(var), "SLURM_CONF=%s", conf);
+		if (!(env = sched_env(var)))
+			return -ENOMEM;
+	}
+	ret = rc_run((char *const *)argv, env, SCHED_RUN_MS, out, outlen);
+	free(env);
+	if (ret == -ENOENT)
+		snprintf(err, errlen, "scheduler: %s: no such program; install Slurm's client",
+			 path);
+	else if (ret)
+		snprintf(err, errlen, "scheduler: %s: %s%s", path, ret < 0 ? "" : "exit ",
+			 ret < 0 ? strerror(-ret) : "");
+	if (ret > 0)
+		snprintf(err + strlen(err), errlen - strlen(err),
+			 "%d (its message is in the "
+			 "coordinator's output)",
+			 ret);
+	return ret;
+}
+
 static void sched_free(struct sched *s)
 {
 	json_decref(s->queue);

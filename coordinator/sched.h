@@ -46,6 +46,16 @@ void sched_counts(struct sched *s, struct sched_counts *n);
 void sched_stop(struct sched *s);
 
 /*
+ * Runs another of Slurm's client tools beside cfg->scontrol (tool "sbatch", "scancel"), with args
+ * (an array of strings) after pre (NULL-terminated, may be NULL), SLURM_CONF=conf when conf is
+ * given, bounded like a poll. Its exit status or -errno; its stdout in out; a sentence in err
+ * when it is not 0.
+ */
+int sched_run_tool(const struct sc_scheduler *cfg, const char *conf, const char *tool,
+		   const char *const *pre, const json_t *args, char *out, size_t outlen, char *err,
+		   size_t errlen);
+
+/*
  * One poll's answers, apart from scontrol, for tests and the fuzz harness: nodes_text is
  * `scontrol --oneliner show node ...`, jobs_text `scontrol --oneliner show job` (NULL: no job
  * followed). The events of what changed since the previous call on state (an object kept by the

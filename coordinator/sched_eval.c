@@ -55,7 +55,7 @@ static int sched_eval_fault(const json_t *events, const struct sc_expect *x,
 
 	row = json_pack("{s:s,s:s}", "fault", f->decl->name, "node", f->node);
 	drain = sched_first(events, "scheduler_drain", f->node, f->injected_ms,
-			    f->next_injected_ms >= 0 ? f->next_injected_ms : -1);
+			    f->next_injected_ms > f->injected_ms ? f->next_injected_ms : -1);
 	json_object_set_new(row, "drained_within_ms",
 			    x->sched_drained_within_ms
 				? json_integer((json_int_t)x->sched_drained_within_ms)

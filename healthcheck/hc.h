@@ -82,4 +82,15 @@ int hc_slurm_drain(const struct hc_config *c, hc_run_fn run, const char *reason,
 		   size_t errlen);
 int hc_slurm_resume(const struct hc_config *c, hc_run_fn run, char *err, size_t errlen);
 
+/*
+ * The mark STATE_DIR/drained says Slurm showed this check's drain on the node when it last asked.
+ * A healthy node without it has nothing of the check's to lift, so the check need not ask
+ * slurmctld at all: every node runs it every HealthCheckInterval, and most runs are healthy. Only
+ * a regular file counts; anything else there is not the mark. With no state dir there is no mark
+ * and every run asks.
+ */
+bool hc_mark_present(const struct hc_config *c);
+/* Sets (ours true) or clears the mark; 0 or -errno. */
+int hc_mark_update(const struct hc_config *c, bool ours);
+
 #endif

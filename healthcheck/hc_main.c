@@ -51,6 +51,7 @@ int main(int argc, char **argv)
 	const char *scontrol = NULL;
 	char err[512], reason[300], *dot;
 	struct hc_node_state st;
+	enum hc_action action;
 	struct hc_config c;
 	struct hc_result r;
 	bool no_drain = false;
@@ -116,12 +117,20 @@ int main(int argc, char **argv)
 		       c.nr_rails == 1 ? "" : "s");
 	if (!c.drain)
 		return status;
+	/* healthy, and no drain of ours to lift: slurmctld need not be asked */
+	if (!status && c.state_dir[0] && !hc_mark_present(&c))
+		return 0;
 
 	if (hc_slurm_node_state(&c, hc_run, &st, err, sizeof(err))) {
 		fprintf(stderr, "rdmachaos-healthcheck: %s\n", err);
 		return 3;
 	}
-	switch (hc_decide(!status, &st)) {
+	action = hc_decide(!status, &st);
+	/* the mark follows what Slurm shows, and what this run does to it */
+	hc_mark_update(&c, action == HC_DRAIN ||
+			       (action == HC_NONE && st.drained &&
+				!strncmp(st.reason, HC_REASON_PREFIX, strlen(HC_REASON_PREFIX))));
+	switch (action) {
 	case HC_DRAIN:
 		/* the first problem names the rail; Slurm keeps the reason short */
 		snprintf(reason, sizeof(reason), "%s %s%s", HC_REASON_PREFIX, r.problems[0],

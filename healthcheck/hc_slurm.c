@@ -5,6 +5,9 @@
  * A site's HealthCheckProgram runs as root on every node; slurmctld answers scontrol.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -84,4 +87,41 @@ int hc_slurm_drain(const struct hc_config *c, hc_run_fn run, const char *reason,
 int hc_slurm_resume(const struct hc_config *c, hc_run_fn run, char *err, size_t errlen)
 {
 	return hc_slurm_update(c, run, "RESUME", NULL, err, errlen);
+}
+
+#define HC_MARK_FILE "drained"
+
+bool hc_mark_present(const struct hc_config *c)
+{
+	char file[HC_PATH_LEN + 16];
+	struct stat st;
+
+	if (!c->state_dir[0])
+		return false;
+	snprintf(file, sizeof(file), "%s/%s", c->state_dir, HC_MARK_FILE);
+	return !lstat(file, &st) && S_ISREG(st.st_mode);
+}
+
+int hc_mark_update(const struct hc_config *c, bool ours)
+{
+	char file[HC_PATH_LEN + 16];
+	struct stat st;
+	int fd;
+
+	if (!c->state_dir[0])
+		return 0;
+	snprintf(file, sizeof(file), "%s/%s", c->state_dir, HC_MARK_FILE);
+	if (!ours) {
+		/* only our regular file: a directory or a link there is not ours to remove */
+		if (lstat(file, &st) || !S_ISREG(st.st_mode))
+			return 0;
+		return unlink(file) ? -errno : 0;
+	}
+	if (mkdir(c->state_dir, 0700) && errno != EEXIST)
+		return -errno;
+	fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
 }

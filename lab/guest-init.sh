@@ -232,8 +232,11 @@ LAB_JOBS=/usr/bin/ib_write_bw,/usr/bin/ib_send_bw,/usr/bin/ib_read_bw,/usr/bin/m
 
 start_agent() {
 	local allow
-	allow=rail0
-	for ((r = 1; r < RAILS; r++)); do allow+=",rail$r"; done
+	local rails_list
+	rails_list=rail0
+	for ((r = 1; r < RAILS; r++)); do rails_list+=",rail$r"; done
+	# the management NIC only when the lab was asked for it (lab up --mgmt-faults); never a rail
+	allow=$rails_list${MGMT_FAULTS:+,mgmt}
 	mkdir -p /run/rdmachaos
 	cat >/run/rdmachaos/start-agent.sh <<AGENT
 #!/bin/sh
@@ -245,7 +248,7 @@ setsid "$REPO/build/rdmachaos-agent" \\
 	--control-if eth0 \\
 	--allow-if "$allow" \\
 	--allow-job "$LAB_JOBS" \\
-	--rail-map "$allow" \\
+	--rail-map "$rails_list" \\
 	--log-file "$SHARE/agent.log" \\
 	--audit-log "$SHARE/audit.jsonl" \\
 	--state-dir /run/rdmachaos/state \\

@@ -68,7 +68,8 @@ usage() {
 	cat <<EOF
 usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
 
-  up [--nodes N] [--rails R] [--accel tcg|kvm|auto] [--kernel 6.1|6.12] [--monitoring] [--slurm]
+  up [--nodes N] [--rails R] [--accel tcg|kvm|auto] [--kernel 6.1|6.12] [--monitoring]
+     [--slurm [--mgmt-faults]]
         boot N guests (default 2, at most 26) with R data rails each (default 2, at most 4);
         waits until every node's exec service (and agent, if built) answers. --kernel: the
         guest kernel, Debian's 6.1 (bookworm) or 6.12 (bookworm-backports), default
@@ -78,7 +79,8 @@ usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
         lab/deps.sh --slurm, their services kept from starting on the host), slurmctld on
         node-a, slurmd on every node, over a management network (198.51.100.0/24, NIC mgmt)
         that is no rail and no agent may fault; scontrol with SLURM_CONF from lab.json
-        (docs/SLURM.md)
+        (docs/SLURM.md). --mgmt-faults: the agents may fault the management NIC too (the
+        drill of a cut management link, scenarios/slurm-mgmt-cut.yaml)
   status [--json]
         show the lab that is up; --json prints its state file (run/lab.json)
   exec NODE [--timeout S] -- CMD...
@@ -602,6 +604,7 @@ SSHD='$SSHD'
 MGMT_MAC=${SLURM:+$(mgmt_mac "$i")}
 MGMT_ADDR=${SLURM:+$(mgmt_addr "$i")/24}
 SLURM_DIR=${SLURM:+'$RUN/slurm'}
+MGMT_FAULTS=$MGMT_FAULTS
 EOF
 	[ -z "$SSHD" ] || cp -a "$RUN/ssh" "$RUN/$name/ssh"
 }
@@ -687,8 +690,9 @@ write_state() { # N R
 			"$rails" "$ACCEL" "$KVER" "$FLAVOUR" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
 			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)"
 		if [ -n "$SLURM" ]; then
-			printf ',"slurm":{"conf":%s,"client_conf":%s,"controller":"node-a","mgmt":[' \
-				"$(json_str "$RUN/slurm/slurm.conf")" "$(json_str "$RUN/slurm/client.conf")"
+			printf ',"slurm":{"conf":%s,"client_conf":%s,"controller":"node-a","mgmt_faults":%s,"mgmt":[' \
+				"$(json_str "$RUN/slurm/slurm.conf")" "$(json_str "$RUN/slurm/client.conf")" \
+				"$([ -n "$MGMT_FAULTS" ] && echo true || echo false)"
 			for ((i = 0; i < n; i++)); do
 				printf '%s"%s"' "$([ "$i" -gt 0 ] && echo ,)" "$(mgmt_addr "$i")"
 			done
@@ -766,6 +770,7 @@ cmd_up() {
 	FLAVOUR=${RDMACHAOS_LAB_KERNEL:-$DEFAULT_KERNEL}
 	MONITORING=
 	SLURM=
+	MGMT_FAULTS=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--nodes) n=${2:?--nodes needs a number}; shift 2 ;;
@@ -778,6 +783,7 @@ cmd_up() {
 		--kernel=*) FLAVOUR=${1#*=}; shift ;;
 		--monitoring) MONITORING=1; shift ;;
 		--slurm) SLURM=1; shift ;;
+		--mgmt-faults) MGMT_FAULTS=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) die "up: unknown argument '$1' (see: $CMD --help)" ;;
 		esac
@@ -795,6 +801,7 @@ cmd_up() {
 		die "RDMACHAOS_LAB_PORT_BASE must be a port number 1024..65000"
 	[[ "$LAB_SRC$DIR$CACHE" != *[[:space:]]* ]] || die "paths with spaces are not supported ($LAB_SRC, $DIR)"
 	[ "${RDMACHAOS_LAB_NO_AGENT:-0}" = 1 ] && start_agent=0
+	[ -z "$MGMT_FAULTS" ] || [ -n "$SLURM" ] || die "up: --mgmt-faults needs --slurm (the management network)"
 
 	need_tools "$QEMU" busybox cpio gzip depmod modprobe apt-get dpkg ss flock base64
 	[ "$n" -eq 2 ] || need_tools vde_switch

@@ -14,10 +14,9 @@
 # drills: the 2-node lab drills with their report checks, one after another on
 #   the same lab; jobs: the job drills that restart a job, die of a QP error and
 #   fall back to TCP; trials: one fault repeated at random gaps from a seed.
-# drills-3node: a 3-node lab with Prometheus, Alertmanager and Slurm (it replaces the
-#   lab that is up, unless that is one already) for the game day, the alert
-#   coverage drill and the Slurm drain drill; the parts after it run on that lab
-#   (its node-a and node-b).
+# drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
+#   lab that is up, unless that is one already) for the game day and the alert
+#   coverage drill; the parts after it run on that lab (its node-a and node-b).
 # fault-tolerance: kill the coordinator and an agent, cut the control channel,
 #   knock with bad certificates (tests/lab/fault_tolerance.sh).
 # The drills run paced (workload.rate), so `make test` (tests/run-all.sh) runs
@@ -108,7 +107,7 @@ relab() { # [NODES] [lab up flags...]
 # there, so that the parts after it run on its lab instead of booting another).
 if ! lab status >/dev/null 2>&1; then
 	if [ "${parts[0]}" = drills-3node ]; then
-		relab 3 --monitoring --slurm || finish
+		relab 3 --monitoring || finish
 	elif [[ " ${parts[*]} " == *" slurm "* ]]; then
 		relab 2 --slurm || finish # Slurm on the management network, for the slurm part
 	else
@@ -305,7 +304,21 @@ interrupted() {
 
 smoke() { script 600 tests/lab/test_lab_smoke.sh; }
 # Slurm in the lab and rdmachaos-healthcheck against the real slurmctld (docs/SLURM.md).
-slurm() { script 300 tests/lab/test_lab_slurm.sh; }
+slurm() {
+	LAB_NODES=2 LAB_FLAGS=(--slurm)
+	script 300 tests/lab/test_lab_slurm.sh
+	# Isolation as Slurm sees it: the lab's health check drains node-b (and only it) when its
+	# rail 0 is down, and resumes it after the repair; the coordinator watches with scontrol.
+	drill slurm-drain scenarios/slurm-drain.yaml 0 "${common_checks[@]}" \
+		'.verdict == "pass"' \
+		'.scheduler.faults[0] | .node == "node-b" and .drained_ms <= 45000 and (.drain_reason | test("rxe_rail0")) and .resumed_ms <= 45000 and .ok' \
+		'(.scheduler.wrongly_drained | length) == 0' \
+		'.scheduler.polls.done > 20 and .scheduler.polls.failed == 0' \
+		'events:any(.[]; .kind == "scheduler_drain" and .node == "node-b" and .cause == "drain")' \
+		'events:any(.[]; .kind == "scheduler_resume" and .node == "node-b")' \
+		'events:all(.[]; .kind != "scheduler_drain" or .node == "node-b")'
+	left_behind slurm-drain node-a node-b
+}
 # The verbs shim on real rxe: every command, then inert.
 shim() { script 600 tests/shim/run_lab_selftest.sh; }
 
@@ -501,9 +514,9 @@ job_drills() {
 
 # On a 3-node lab with the real Prometheus and Alertmanager.
 drills_3node() {
-	LAB_NODES=3 LAB_FLAGS=(--monitoring --slurm)
-	[ "$(lab status --json | jq '(.nodes | length) == 3 and .monitoring != null and .slurm != null')" = true ] ||
-		relab 3 --monitoring --slurm || return
+	LAB_NODES=3 LAB_FLAGS=(--monitoring)
+	[ "$(lab status --json | jq '(.nodes | length) == 3 and .monitoring != null')" = true ] ||
+		relab 3 --monitoring || return
 	# Alert coverage: RdmaPortDown must fire and resolve for a 25 s outage;
 	# RdmaNoSuchAlert, which no rule makes, must be reported missed and fail
 	# the drill (exit 1).
@@ -528,19 +541,6 @@ drills_3node() {
 		'(.faults | length) == 4 and all(.faults[]; .detection.ok and .recovery.ok)' \
 		'events:([.[] | select(.type == "emulation" and .action == "hold")] | length) == ([.[] | select(.type == "emulation" and .action == "release")] | length)'
 	left_behind game-day node-a node-b node-c
-
-	# Isolation as Slurm sees it: the lab's health check drains node-b (and only it) when its
-	# rail 0 is down, and resumes it after the repair; the coordinator watches with scontrol.
-	drill slurm-drain scenarios/slurm-drain.yaml 0 "${common_checks[@]:0:4}" \
-		'(.clock.nodes | length) == 3' \
-		'.verdict == "pass"' \
-		'.scheduler.faults[0] | .node == "node-b" and .drained_ms <= 30000 and (.drain_reason | test("rxe_rail0")) and .resumed_ms <= 30000 and .ok' \
-		'(.scheduler.wrongly_drained | length) == 0' \
-		'.scheduler.polls.done > 20 and .scheduler.polls.failed == 0' \
-		'events:any(.[]; .kind == "scheduler_drain" and .node == "node-b" and .cause == "drain")' \
-		'events:any(.[]; .kind == "scheduler_resume" and .node == "node-b")' \
-		'events:all(.[]; .kind != "scheduler_drain" or .node == "node-b")'
-	left_behind slurm-drain node-a node-b node-c
 }
 
 for p in "${parts[@]}"; do

@@ -194,7 +194,7 @@ static void test_eval(void **state)
 			     .node = "node-b",
 			     .injected_ms = 10000,
 			     .reverted_ms = 20000,
-			     .next_injected_ms = -1};
+			     .next_injected_ms = 0}; /* 0: not known yet, as during the drill */
 	struct sc_expect x = {.sched_drained_within_ms = 5000, .sched_resumed_within_ms = 10000};
 	json_t *evs = json_array(), *out, *probs = json_array(), *row;
 

@@ -280,6 +280,32 @@ static void test_run(void **state)
 	assert_int_equal(hc_run(no, out, sizeof(out)), -ENOENT);
 }
 
+/* The mark of a drain of ours: set, seen, cleared; a directory in its place is not it. */
+static void test_mark(void **state)
+{
+	struct hc_config c;
+	char path[sizeof(c.state_dir) + 16];
+
+	hc_config_defaults(&c);
+	c.state_dir[0] = '\0';
+	assert_false(hc_mark_present(&c));
+	assert_int_equal(hc_mark_update(&c, true), 0); /* no state dir: no mark, every run asks */
+	assert_false(hc_mark_present(&c));
+	snprintf(c.state_dir, sizeof(c.state_dir), "%s/state", tmp);
+	assert_false(hc_mark_present(&c));
+	assert_int_equal(hc_mark_update(&c, false), 0);
+	assert_int_equal(hc_mark_update(&c, true), 0);
+	assert_true(hc_mark_present(&c));
+	assert_int_equal(hc_mark_update(&c, true), 0);
+	assert_int_equal(hc_mark_update(&c, false), 0);
+	assert_false(hc_mark_present(&c));
+	snprintf(path, sizeof(path), "%s/drained", c.state_dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_false(hc_mark_present(&c));
+	assert_int_equal(hc_mark_update(&c, false), 0); /* left alone */
+	assert_int_equal(rmdir(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,6 +315,7 @@ int main(void)
 	    cmocka_unit_test(test_decide),
 	    cmocka_unit_test(test_scontrol),
 	    cmocka_unit_test(test_run),
+	    cmocka_unit_test_setup_teardown(test_mark, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
