@@ -336,6 +336,20 @@ static void test_scenario(void **state)
 			 "t.yaml:10:20: expect.scheduler.job: \"done\" is not an outcome; use "
 			 "completed (the job ended COMPLETED by the drill's end) or running (still "
 			 "RUNNING then)");
+	assert_int_equal(parse("scheduler: {slurm: {job: canary, submit: [--requeue, --wrap, "
+			       "'sleep 600']}}\n",
+			       &sc, err, sizeof(err)),
+			 0);
+	assert_int_equal(json_array_size(sc.scheduler.submit), 3);
+	assert_string_equal(json_string_value(json_array_get(sc.scheduler.submit, 2)), "sleep 600");
+	scenario_free(&sc);
+	expect_parse_err(
+	    "scheduler: {slurm: {submit: [--wrap, x]}}\n",
+	    "t.yaml:10:29: scheduler.slurm.submit: needs scheduler.slurm.job: the name "
+	    "the job is submitted and followed by");
+	expect_parse_err("scheduler: {slurm: {job: a, submit: [-J, b]}}\n",
+			 "t.yaml:10:38: scheduler.slurm.submit[0]: the job's name is "
+			 "scheduler.slurm.job; leave -J out");
 	expect_parse_err("scheduler: {pbs: {}}\n",
 			 "t.yaml:10:13: scheduler.pbs: unknown key; allowed here: slurm");
 }
@@ -402,6 +416,32 @@ static void test_watcher(void **state)
 		assert_non_null(fgets(conf, sizeof(conf), f));
 		fclose(f);
 		assert_string_equal(conf, "/x/slurm.conf\n");
+	}
+
+	/* sbatch beside scontrol, with the same SLURM_CONF, the drill's arguments after its own */
+	{
+		const char *pre[] = {"--parsable", "-J", "canary", NULL};
+		json_t *args = json_pack("[s,s]", "--wrap", "sleep 1");
+		char out[64];
+
+		snprintf(
+		    script, sizeof(script),
+		    "#!/bin/sh\n[ \"$SLURM_CONF\" = /x/slurm.conf ] || exit 8\n"
+		    "[ \"$*\" = \"--parsable -J canary --wrap sleep 1\" ] || exit 9\necho 42\n");
+		write_file("sbatch", script, 0755);
+		assert_int_equal(sched_run_tool(&cfg, "/x/slurm.conf", "sbatch", pre, args, out,
+						sizeof(out), err, sizeof(err)),
+				 0);
+		assert_string_equal(out, "42\n");
+		assert_int_equal(sched_run_tool(&cfg, NULL, "sbatch", pre, args, out, sizeof(out),
+						err, sizeof(err)),
+				 8);
+		assert_non_null(strstr(err, "/sbatch: exit 8"));
+		assert_int_equal(sched_run_tool(&cfg, NULL, "scancel", NULL, NULL, out, sizeof(out),
+						err, sizeof(err)),
+				 -ENOENT);
+		assert_non_null(strstr(err, "/scancel: no such program"));
+		json_decref(args);
 	}
 
 	/* a node Slurm does not know, a scontrol that fails, one that does not exist */
