@@ -99,7 +99,9 @@ struct drill {
 	/* the Alertmanager webhook receiver (coordinator/alerts.c), when alerts are in play */
 	struct alerts *alerts;
 	char receiver[64];
-	double end_ms_plain;  /* the end without waiting for alerts to resolve */
+	double end_ms_plain; /* the end without waiting for alerts to resolve */
+	/* both as planned, before a late injection moved them (drill_shift_end) */
+	double end_ms_planned, end_ms_plain_planned;
 	json_t *alert_report; /* report.json "alerts" */
 	struct drill_job job;
 	/* the scheduler watcher (coordinator/sched.h), when the scenario has scheduler: */
