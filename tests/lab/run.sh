@@ -220,11 +220,15 @@ drill() {
 	# workload's watchdog says so (wc_status WATCHDOG). A flow whose rdma_cm connect
 	# hung through the whole warm-up before any fault (ci48, ci51: guard-trip's flow on
 	# rail 0 connected only once SIGINT broke its wait) leaves the drill without a baseline.
+	# So does a job rank whose rdma_cm connect hung past its ready_within, or failed at every
+	# try of start_tries (start-tries and job-restart in ci57, after the same wedge had cost
+	# interrupted its baseline; the wedge outlived every try).
 	# That is the lab's RDMA stack failing, not the drill's verdict: one retry on a fresh
 	# lab, loudly.
 	if ! exit_ok "$rc" "$want" &&
 		{ grep -qE '"wc_status":"WATCHDOG"|ignored SIGINT' "$out/$name/events.jsonl" 2>/dev/null ||
-			jq -e 'any(.reasons[]?; test("^no baseline"))' "$out/$name/report.json" >/dev/null 2>&1; }; then
+			jq -e 'any(.reasons[]?; test("^no baseline") or test("printed no line matching .* [(]ready_within[)]") or test("before it said ready .*, at every try of start_tries"))' \
+				"$out/$name/report.json" >/dev/null 2>&1; }; then
 		echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG, a workload stuck at stop, or no baseline) in the events;" \
 			"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
 		rm -rf "$out/$name.attempt1"
@@ -276,9 +280,9 @@ common_checks=(
 
 # Ctrl-C in the middle of a fault: the drill must revert it, verify, and say
 # inconclusive (exit 2); the link must really be up again on the node.
-interrupted() {
-	local log=$out/interrupted.log rc pid i ok=0
-	echo "$(ts) == drill interrupted: SIGINT while rail0 of node-b is down"
+# interrupted_run: the link-down drill, SIGINT once its fault is in; its exit code.
+interrupted_run() {
+	local log=$out/interrupted.log pid i
 	build/rdmachaos run scenarios/link-down.yaml --lab --out "$out/interrupted" 2>"$log" &
 	pid=$!
 	for ((i = 0; i < 900; i++)); do
@@ -289,7 +293,24 @@ interrupted() {
 	sleep 1
 	kill -INT "$pid" 2>/dev/null
 	wait "$pid"
+}
+
+interrupted() {
+	local log=$out/interrupted.log rc ok=0
+	echo "$(ts) == drill interrupted: SIGINT while rail0 of node-b is down"
+	interrupted_run
 	rc=$?
+	# no baseline, so nothing to interrupt: the lab's rdma_cm wedged (ci57), as drill() retries
+	if jq -e 'any(.reasons[]?; test("^no baseline"))' "$out/interrupted/report.json" >/dev/null 2>&1; then
+		echo "interrupted: no baseline (the lab's RDMA stack), nothing was injected; retrying once on a fresh lab;" \
+			"first attempt kept in $out/interrupted.attempt1"
+		rm -rf "$out/interrupted.attempt1"
+		mv "$out/interrupted" "$out/interrupted.attempt1"
+		retried=$((retried + 1))
+		relab "$LAB_NODES" "${LAB_FLAGS[@]}" || return
+		interrupted_run
+		rc=$?
+	fi
 	tail -n 5 "$log"
 	[ "$rc" = 2 ] || { echo "interrupted: exit $rc, want 2"; ok=1; }
 	jq -e '.verdict == "inconclusive" and .cleanup.verified == true and
