@@ -353,14 +353,12 @@ int sched_run_tool(const struct sc_scheduler *cfg, const char *conf, const char 
 	if (ret == -ENOENT)
 		snprintf(err, errlen, "scheduler: %s: no such program; install Slurm's client",
 			 path);
+	else if (ret < 0)
+		snprintf(err, errlen, "scheduler: %s: %s", path, strerror(-ret));
 	else if (ret)
-		snprintf(err, errlen, "scheduler: %s: %s%s", path, ret < 0 ? "" : "exit ",
-			 ret < 0 ? strerror(-ret) : "");
-	if (ret > 0)
-		snprintf(err + strlen(err), errlen - strlen(err),
-			 "%d (its message is in the "
-			 "coordinator's output)",
-			 ret);
+		snprintf(err, errlen,
+			 "scheduler: %s: exit %d (its message is in the coordinator's output)",
+			 path, ret);
 	return ret;
 }
 
