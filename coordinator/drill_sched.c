@@ -137,17 +137,23 @@ double drill_sched_end_ms(const struct drill *d, double end_ms)
 	return end_ms;
 }
 
-/* Every injected fault's node was taken out of service and is back: nothing left to wait for. */
+/*
+ * Every injected fault's node was taken out of service and is back, and the followed job (with
+ * expect.scheduler.job) is in the state the drill wants at its end: nothing left to wait for.
+ */
 bool drill_sched_settled(struct drill *d)
 {
+	const char *want = d->sc.expect.sched_job, *state;
 	json_t *rep = NULL, *probs = json_array(), *row;
 	struct ev_fault evs[SC_MAX_FAULTS];
 	bool settled = true;
 	unsigned int i;
 	size_t k;
 
-	if (!d->sched || d->sc.expect.sched_job[0])
-		return !d->sched;
+	if (!d->sched) {
+		json_decref(probs);
+		return true;
+	}
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		evs[i] = d->faults[i].ev;
 		if (!d->faults[i].reverted)
@@ -159,6 +165,11 @@ bool drill_sched_settled(struct drill *d)
 		    (d->sc.expect.sched_resumed_within_ms &&
 		     json_is_null(json_object_get(row, "resumed_ms"))))
 			settled = false;
+	if (want[0]) {
+		state = json_string_value(json_object_get(json_object_get(rep, "job"), "state"));
+		if (!state || strcmp(state, sched_job_state_wanted(want)))
+			settled = false;
+	}
 	json_decref(rep);
 	json_decref(probs);
 	return settled;

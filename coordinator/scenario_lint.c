@@ -79,7 +79,9 @@ static void lint_fault(struct pctx *c, yaml_node_t *fm, unsigned int i)
 			"counts; make it last at least %s or tighten within",
 			rc_format_duration_ms(f->duration_ms, b1, sizeof(b1)),
 			rc_format_duration_ms(x->detection_within_ms, b2, sizeof(b2)), b2);
-	if (outage > x->recovery_within_ms && !lint_can_fail_over(sc, f)) {
+	/* a netdev that is no rail (a management NIC) is not known to carry the stream */
+	if (outage > x->recovery_within_ms && !lint_can_fail_over(sc, f) &&
+	    !(f->target.rail < 0 && f->target.netdev[0])) {
 		yaml_node_t *at = dur ? dur : fm;
 
 		if (outage_key) {

@@ -71,11 +71,15 @@ void sched_observe(json_t *state, const json_t *names, const char *job, const ch
  * report.json's "scheduler": {"faults": [{"fault", "node", "drained_ms" (from the inject),
  * "drain_state", "drain_reason", "drained_within_ms", "resumed_ms" (from the revert),
  * "resumed_within_ms", "ok"}], "wrongly_drained": [{"node", "t_ms", "state", "reason"}],
- * "job": {"name", "state", "restarts", "requeued", "t_ms", "want", "ok"} | null,
+ * "job": {"name", "job_id", "state", "requeues", "requeued_ms" (each requeue's poll on the
+ * drill's clock), "t_ms", "want", "ok"} | null,
  * "timeline": [{"t_ms", "node" | "job", "state", "reason"}]}. A reason goes into problems for
  * each miss; returns 1 when one is not ok, else 0.
  */
 int sched_eval(const json_t *events, const struct sc_expect *x, const struct ev_fault *faults,
 	       unsigned int nr_faults, double end_ms, json_t **out, json_t *problems);
+
+/* Slurm's JobState that expect.scheduler.job ("completed", "running") asks for at the end. */
+const char *sched_job_state_wanted(const char *job);
 
 #endif

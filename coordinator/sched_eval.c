@@ -140,26 +140,35 @@ static int sched_eval_fault(const json_t *events, const struct sc_expect *x,
 	return ok ? 0 : 1;
 }
 
+const char *sched_job_state_wanted(const char *job)
+{
+	return !strcmp(job, "completed") ? "COMPLETED" : "RUNNING";
+}
+
 /* The followed job: its last state, its requeues, against expect.scheduler.job. */
 static int sched_eval_job(const json_t *events, const struct sc_expect *x, json_t *out,
 			  json_t *problems)
 {
 	const json_t *e, *last = NULL;
+	json_t *job, *requeued_ms = json_array();
 	long long requeues = 0;
-	size_t i;
-	json_t *job;
 	bool ok = true;
 	const char *state;
+	size_t i;
 
 	json_array_foreach(events, i, e) {
 		if (!sched_is(e, "scheduler_job", NULL))
 			continue;
 		last = e;
-		if (json_integer_value(json_object_get(e, "restarts")) > requeues)
+		if (json_integer_value(json_object_get(e, "restarts")) > requeues) {
 			requeues = json_integer_value(json_object_get(e, "restarts"));
+			json_array_append(requeued_ms, json_object_get(e, "t_ms"));
+		}
 	}
-	if (!last && !x->sched_job[0])
+	if (!last && !x->sched_job[0]) {
+		json_decref(requeued_ms);
 		return 0;
+	}
 	state = last ? json_string_value(json_object_get(last, "state")) : NULL;
 	job = json_pack("{s:s?,s:s?,s:s?,s:I,s:s?}", "name",
 			last ? json_string_value(json_object_get(last, "name")) : NULL, "job_id",
@@ -168,8 +177,9 @@ static int sched_eval_job(const json_t *events, const struct sc_expect *x, json_
 			x->sched_job[0] ? x->sched_job : NULL);
 	if (last)
 		json_object_set(job, "t_ms", json_object_get(last, "t_ms"));
+	json_object_set_new(job, "requeued_ms", requeued_ms);
 	if (x->sched_job[0]) {
-		const char *want = !strcmp(x->sched_job, "completed") ? "COMPLETED" : "RUNNING";
+		const char *want = sched_job_state_wanted(x->sched_job);
 
 		if (!last) {
 			ok = false;

@@ -617,11 +617,13 @@ write_slurm_conf() { # N R
 	mkdir -p -m 700 "$RUN/slurm"
 	head -c 1024 /dev/urandom >"$RUN/slurm/munge.key"
 	chmod 400 "$RUN/slurm/munge.key"
+	# AuthInfo's cred_expire=30: a requeued job waits that long before it may start again
+	# (Slurm's default is 120 s, which slurm-mgmt-cut's requeued job would spend idle).
 	{
 		printf '%s\n' "# Written by lab/lab.sh up --slurm (docs/SLURM.md)" \
 			"ClusterName=rdmachaos-lab" "SlurmctldHost=node-a($(mgmt_addr 0))" \
 			"SlurmUser=root" "SlurmdUser=root" "AuthType=auth/munge" "CredType=cred/munge" \
-			"AuthInfo=socket=/run/munge/munge.socket.2" \
+			"AuthInfo=socket=/run/munge/munge.socket.2,cred_expire=30" \
 			"StateSaveLocation=/tmp/slurm/state" "SlurmdSpoolDir=/tmp/slurm/spool" \
 			"SlurmctldPidFile=/tmp/slurm/slurmctld.pid" "SlurmdPidFile=/tmp/slurm/slurmd.pid" \
 			"SlurmctldLogFile=/tmp/slurm/slurmctld.log" "SlurmdLogFile=/tmp/slurm/slurmd.log" \
@@ -655,7 +657,7 @@ write_slurm_conf() { # N R
 	# This host as a client of the lab's cluster, as a login node is: scontrol reaches
 	# slurmctld through node-a's hostfwd and signs with a munged of its own (same key).
 	sed -e "s|^SlurmctldHost=.*|SlurmctldHost=node-a(127.0.0.1)\nSlurmctldPort=$(slurmctld_port)|" \
-		-e "s|^AuthInfo=.*|AuthInfo=socket=$RUN/slurm/munge.socket|" \
+		-e "s|^AuthInfo=.*|AuthInfo=socket=$RUN/slurm/munge.socket,cred_expire=30|" \
 		"$RUN/slurm/slurm.conf" >"$RUN/slurm/client.conf"
 }
 

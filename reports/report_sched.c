@@ -56,6 +56,9 @@ static void sched_fault_row(FILE *f, const json_t *row, const struct rw_markup *
 
 static void sched_job(FILE *f, const json_t *job, const struct rw_markup *m)
 {
+	const json_t *t;
+	char b[32];
+	size_t i = 0;
 	double v;
 
 	if (!json_is_object(job))
@@ -72,6 +75,12 @@ static void sched_job(FILE *f, const json_t *job, const struct rw_markup *m)
 		m->prose.put(f, ru_str(job, "state"));
 		fprintf(f, " at the drill's end, requeued %.0f time(s)",
 			ru_num(job, "requeues", &v) ? v : 0);
+		json_array_foreach(json_object_get(job, "requeued_ms"), i, t)
+			fprintf(f, "%s%s%s", i ? ", " : " (seen at ",
+				json_number_value(t) >= 0 ? "+" : "",
+				ru_fmt_ms(json_number_value(t), b, sizeof(b)));
+		if (i)
+			fputc(')', f);
 		if (ru_str(job, "want")) {
 			fputs("; wanted: ", f);
 			m->prose.put(f, ru_str(job, "want"));

@@ -5,8 +5,9 @@
 #   1. deps (lab/deps.sh: installs what is missing), then the build, in a make of its own so
 #      the compiler flags come from the packages just installed;
 #   2. six jobs side by side:
-#        lab        a 2x2 lab: the smoke test, then the 2-node drills
-#                   (tests/lab/run.sh smoke slurm drills)
+#        lab        a 3x2 lab with Slurm: the smoke test, Slurm's test and its two drills
+#                   (a drained node; a cut management link, a job requeued), then the
+#                   2-node drills on its node-a and node-b (tests/lab/run.sh smoke slurm drills)
 #        faults     a second lab of its own, 3x2 with Prometheus and Alertmanager: the
 #                   alerts drill and the game day, then on its node-a and node-b the verbs
 #                   shim, Ctrl-C in a drill, the jobs drills, the trials drill and, last,

@@ -9,11 +9,13 @@
 #
 # functional: the lab smoke test (smoke), the verbs shim's self-test (shim),
 #   Ctrl-C in a drill (interrupted).
-# slurm: Slurm in the lab and the health check against it (tests/lab/test_lab_slurm.sh); the
-#   first lab then boots with --slurm.
+# slurm: Slurm in the lab and the health check against it (tests/lab/test_lab_slurm.sh), the
+#   drills of a drained node and of a cut management link; the first lab then boots with 3 nodes,
+#   --slurm and --mgmt-faults (the other parts use its node-a and node-b).
 # drills: the 2-node lab drills with their report checks, one after another on
-#   the same lab; jobs: the job drills that restart a job, die of a QP error and
-#   fall back to TCP; trials: one fault repeated at random gaps from a seed.
+#   the same lab; jobs: users' jobs as workloads (perftest, Open MPI), a job that
+#   cannot start, is restarted, dies of a QP error, falls back to TCP; trials: one
+#   fault repeated at random gaps from a seed.
 # drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
 #   lab that is up, unless that is one already) for the game day and the alert
 #   coverage drill; the parts after it run on that lab (its node-a and node-b).
@@ -109,7 +111,9 @@ if ! lab status >/dev/null 2>&1; then
 	if [ "${parts[0]}" = drills-3node ]; then
 		relab 3 --monitoring || finish
 	elif [[ " ${parts[*]} " == *" slurm "* ]]; then
-		relab 2 --slurm || finish # Slurm on the management network, for the slurm part
+		# Slurm on the management network, for the slurm part: 3 nodes, so that a job requeued
+		# off node-b has two others to run on, and the agents may cut the management link
+		relab 3 --slurm --mgmt-faults || finish
 	else
 		relab 2 || finish
 	fi
@@ -128,7 +132,8 @@ left_behind() { # NAME NODE...
 	for node; do
 		# shellcheck disable=SC2016 # expanded in the guest
 		lab exec "$node" -- '
-			for r in rail0 rail1; do
+			for r in rail0 rail1 mgmt; do
+				[ "$r" != mgmt ] || [ -e /sys/class/net/mgmt ] || continue
 				read -r st </sys/class/net/$r/operstate
 				[ "$st" = up ] || echo "$r is $st"
 			done
@@ -324,9 +329,21 @@ interrupted() {
 }
 
 smoke() { script 600 tests/lab/test_lab_smoke.sh; }
+# slurm_idle: waits up to 60 s for every node of the lab's Slurm to be idle (and responding)
+slurm_idle() {
+	local conf states i
+	conf=$(lab status --json | jq -r '.slurm.client_conf // empty')
+	[ -n "$conf" ] || return 0
+	for ((i = 0; i < 60; i++)); do
+		states=$(SLURM_CONF=$conf timeout 10 sinfo -h -N -o '%t' 2>/dev/null | sort -u | tr '\n' ' ')
+		[ "$states" = "idle " ] && return 0
+		sleep 1
+	done
+	echo "$(ts) Slurm's nodes are not all idle after 60 s: $states"
+}
 # Slurm in the lab and rdmachaos-healthcheck against the real slurmctld (docs/SLURM.md).
 slurm() {
-	LAB_NODES=2 LAB_FLAGS=(--slurm)
+	LAB_NODES=3 LAB_FLAGS=(--slurm --mgmt-faults)
 	script 300 tests/lab/test_lab_slurm.sh
 	# Isolation as Slurm sees it: the lab's health check drains node-b (and only it) when its
 	# rail 0 is down, and resumes it after the repair; the coordinator watches with scontrol.
@@ -337,8 +354,29 @@ slurm() {
 		'.scheduler.polls.done > 20 and .scheduler.polls.failed == 0' \
 		'events:any(.[]; .kind == "scheduler_drain" and .node == "node-b" and .cause == "drain")' \
 		'events:any(.[]; .kind == "scheduler_resume" and .node == "node-b")' \
-		'events:all(.[]; .kind != "scheduler_drain" or .node == "node-b")'
+		'events:all(.[]; .kind != "scheduler_drain" or .node == "node-b")' \
+		'.scheduler.job | .state == "RUNNING" and .requeues == 0 and .ok' \
+		'events:[.[] | select(.kind == "scheduler_job" and .state == "RUNNING")] | first | .nodes | test("node-b")'
 	left_behind slurm-drain node-a node-b
+	# slurm-drain's job, cancelled at its end, may still be completing: the next job must find
+	# node-a and node-b idle, as Slurm places it on the first two idle nodes
+	slurm_idle
+	# The management link cut: node-b not responding, then DOWN, and only it; the drill's own
+	# Slurm job, on node-a and node-b when cut, requeued once and completed; node-b back in
+	# service after the repair; the stream over the untouched rails carries on.
+	drill slurm-mgmt-cut scenarios/slurm-mgmt-cut.yaml 0 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.workload.integrity.lost == 0 and .workload.integrity.corrupted == 0' \
+		'(.clock.nodes | length) == 3' \
+		'.verdict == "pass"' \
+		'.faults[0].target.netdev == "mgmt" and .faults[0].detection.ok' \
+		'.scheduler.faults[0] | .node == "node-b" and .drained_ms <= 45000 and .resumed_ms <= 240000 and .ok' \
+		'(.scheduler.wrongly_drained | length) == 0' \
+		'.scheduler.job | .state == "COMPLETED" and .requeues == 1 and (.requeued_ms | length) == 1 and .ok' \
+		'events:any(.[]; .kind == "scheduler_node" and .node == "node-b" and (.state | startswith("DOWN")))' \
+		'events:[.[] | select(.kind == "scheduler_job" and .state == "RUNNING")] | first | .nodes | test("node-b")' \
+		'events:all(.[]; .kind != "scheduler_drain" or .node == "node-b")'
+	left_behind slurm-mgmt-cut node-a node-b node-c
 }
 # The verbs shim on real rxe: every command, then inert.
 shim() { script 600 tests/shim/run_lab_selftest.sh; }
@@ -418,35 +456,6 @@ drills() {
 		'events:[.[] | select(.kind == "pfc" and .type == "emulation" and .action == "release")] | length >= 2' \
 		'events:([.[] | select(.type == "emulation" and .action == "hold")] | length) == ([.[] | select(.type == "emulation" and .action == "release")] | length)'
 	left_behind pfc-storm node-a node-b
-
-	# A user's job (Debian's perftest) under a link fault: its bandwidth lines are the
-	# throughput, the port event detects, it survives and recovers, and its RDMA path is proven
-	# on both nodes (a QP connected, RDMA counters moving, next to nothing over TCP).
-	drill job-perftest scenarios/job-perftest.yaml 0 \
-		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
-		'.workload.baseline.throughput_mbps > 0' \
-		'.verdict == "pass"' \
-		'.faults[0].detection.ok and .faults[0].recovery.ok' \
-		'.job.outcome.ok and .job.outcome.want == "survive"' \
-		'(.job.rdma_path | length) == 2' \
-		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
-		'events:any(.[]; .kind == "workload" and .type == "job_sample" and .node == "node-a")'
-	left_behind job-perftest node-a node-b
-
-	# Open MPI over UCX, launched over the lab's ssh, its ranks found on both nodes by their tag
-	# and their RDMA path proven. Under a link loss, then two flaps, of node-b's rail 0 (both
-	# detected whether the job lives or not) the job sometimes rides through
-	# (back in ~8.7 s) and sometimes aborts (Soft-RoCE fails a send of the faulted node's own
-	# rank with a local QP operation error, and Open MPI without error handling gives up): the
-	# drill passes, or fails on its survive outcome and for no other reason.
-	drill job-mpi scenarios/job-mpi.yaml '0|1' \
-		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
-		'.workload.baseline.throughput_mbps > 0' \
-		'(.faults | length) == 2 and all(.faults[]; .detection.ok)' \
-		'(.job.tag | test("^job-mpi-")) and (.job.rdma_path | length) == 2' \
-		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
-		'if .verdict == "pass" then .job.outcome.ok and all(.faults[]; .recovery.ok) else .verdict == "fail" and .job.outcome.ok == false and all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen")) end'
-	left_behind job-mpi node-a node-b
 }
 
 # One fault, three trials at random gaps from --seed 7, judged on p90 / p50 (on the faults
@@ -483,8 +492,9 @@ trials() {
 	left_behind trials node-a node-b
 }
 
-# The jobs drills that balance make test's two labs (they run on the faults lab, 2 nodes, before
-# drills-3node boots its own): a job restarted after it died, and a job that fell back to TCP.
+# The jobs drills (in make test on the faults lab, on node-a and node-b of its 3 nodes): a start
+# that cannot succeed, a job restarted after it died, one that dies of a QP error, one that fell
+# back to TCP, perftest riding through a link loss, and Open MPI over UCX.
 job_drills() {
 	LAB_NODES=2 LAB_FLAGS=()
 	# A start that cannot succeed (the client connects to a port nobody listens on): both tries
@@ -531,6 +541,35 @@ job_drills() {
 		'any(.reasons[]; test("rdma path on node-a: NOT verified: no QP of the job connected"))' \
 		'any(.reasons[]; test("rdma path on node-b: NOT verified: no QP of the job connected"))'
 	left_behind job-tcp-fallback node-a node-b
+
+	# A user's job (Debian's perftest) under a link fault: its bandwidth lines are the
+	# throughput, the port event detects, it survives and recovers, and its RDMA path is proven
+	# on both nodes (a QP connected, RDMA counters moving, next to nothing over TCP).
+	drill job-perftest scenarios/job-perftest.yaml 0 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.workload.baseline.throughput_mbps > 0' \
+		'.verdict == "pass"' \
+		'.faults[0].detection.ok and .faults[0].recovery.ok' \
+		'.job.outcome.ok and .job.outcome.want == "survive"' \
+		'(.job.rdma_path | length) == 2' \
+		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
+		'events:any(.[]; .kind == "workload" and .type == "job_sample" and .node == "node-a")'
+	left_behind job-perftest node-a node-b
+
+	# Open MPI over UCX, launched over the lab's ssh, its ranks found on both nodes by their tag
+	# and their RDMA path proven. Under a link loss, then two flaps, of node-b's rail 0 (both
+	# detected whether the job lives or not) the job sometimes rides through
+	# (back in ~8.7 s) and sometimes aborts (Soft-RoCE fails a send of the faulted node's own
+	# rank with a local QP operation error, and Open MPI without error handling gives up): the
+	# drill passes, or fails on its survive outcome and for no other reason.
+	drill job-mpi scenarios/job-mpi.yaml '0|1' \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.workload.baseline.throughput_mbps > 0' \
+		'(.faults | length) == 2 and all(.faults[]; .detection.ok)' \
+		'(.job.tag | test("^job-mpi-")) and (.job.rdma_path | length) == 2' \
+		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
+		'if .verdict == "pass" then .job.outcome.ok and all(.faults[]; .recovery.ok) else .verdict == "fail" and .job.outcome.ok == false and all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen")) end'
+	left_behind job-mpi node-a node-b
 }
 
 # On a 3-node lab with the real Prometheus and Alertmanager.

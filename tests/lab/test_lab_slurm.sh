@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Slurm in the lab (lab up --slurm, docs/SLURM.md) and rdmachaos-healthcheck against the real
-# slurmctld: both nodes idle over the management network, srun across them, then on node-b the
+# slurmctld: every node idle over the management network, srun across them, then on node-b the
 # health check drains the node when rail0's link is down (naming the rail, node-a untouched),
 # both as slurmd's HealthCheckProgram and run by hand, resumes it when the link is back, and
 # leaves a drain that is not its own alone; and this host's scontrol (the client config the
@@ -47,16 +47,17 @@ conf=$(lab status --json | jq -r '.slurm.conf // empty')
 [ -n "$conf" ] || { bad "the lab is not up with --slurm (no .slurm in lab.json)"; finish; }
 S="SLURM_CONF=$conf"
 
-# 1. both nodes idle, within 60 s of boot
+# 1. every node idle (node-a, node-b and any more the lab has), within 60 s of boot
+want=$(lab status --json | jq -r '.nodes[].name + " idle"' | sort | tr '\n' ' ')
 t0=$(date +%s)
 while :; do
 	states=$(lab exec node-a -- "$S sinfo -h -N -o '%N %t'" 2>/dev/null | sort | tr '\n' ' ')
-	[ "$states" = "node-a idle node-b idle " ] && break
+	[ "$states" = "$want" ] && break
 	[ $(($(date +%s) - t0)) -lt 60 ] || break
 	sleep 1
 done
-if [ "$states" = "node-a idle node-b idle " ]; then
-	ok "slurmctld on node-a, slurmd on both: idle within $(($(date +%s) - t0)) s"
+if [ "$states" = "$want" ]; then
+	ok "slurmctld on node-a, slurmd on every node: idle within $(($(date +%s) - t0)) s ($states)"
 else
 	bad "nodes not idle after 60 s: '$states'"
 	lab exec node-a -- 'tail -n 20 /tmp/slurm/slurmctld.log /tmp/slurm/slurmd.log /tmp/slurm/munged.log'
@@ -112,7 +113,12 @@ fi
 out=$(lab exec node-b -- 'ip link set rail0 up
 	for i in $(seq 100); do read -r st </sys/class/infiniband/rxe_rail0/ports/1/state; [ "$st" = "4: ACTIVE" ] && break; sleep 0.1; done
 	'"$HC"'; echo "rc=$?"' 2>&1)
-state=$(lab exec node-a -- "$S sinfo -h -n node-b -N -o '%t'")
+# a resumed node is "idle*" (not responding) until slurmctld next hears from it, about 0.5 s
+for _ in $(seq 15); do
+	state=$(lab exec node-a -- "$S sinfo -h -n node-b -N -o '%t'")
+	[ "$state" = idle ] && break
+	sleep 1
+done
 # this run resumes it, unless slurmd's periodic run was first
 if grep -q '^rc=0' <<<"$out" && grep -Eq 'node-b: (resumed|healthy)' <<<"$out" && [ "$state" = idle ]; then
 	ok "rail0 back: the health check resumed node-b (idle)"

@@ -258,6 +258,11 @@ static void test_eval(void **state)
 	assert_int_equal(sched_eval(evs, &x, &f, 1, 40000, &out, probs), 0);
 	assert_int_equal(
 	    json_integer_value(json_object_get(json_object_get(out, "job"), "requeues")), 1);
+	/* the requeue counted once, at the poll that first saw it */
+	assert_int_equal(
+	    json_array_size(json_object_get(json_object_get(out, "job"), "requeued_ms")), 1);
+	assert_true(json_number_value(json_array_get(
+			json_object_get(json_object_get(out, "job"), "requeued_ms"), 0)) == 1.0);
 	json_decref(out);
 	json_decref(evs);
 	json_decref(probs);
