@@ -932,6 +932,14 @@ static void drill_take_alerts(struct drill *d)
 	}
 }
 
+void drill_fault_evs(const struct drill *d, struct ev_fault *evs)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->sc.nr_faults; i++)
+		evs[i] = d->faults[i].ev;
+}
+
 /*
  * Every expected alert of every injected fault has fired and resolved (or
  * needs no resolve): the drill need not wait out the alerts' windows.
@@ -940,12 +948,10 @@ static bool drill_alerts_settled(struct drill *d)
 {
 	struct ev_fault evs[SC_MAX_FAULTS];
 	json_t *cov = NULL, *probs = json_array(), *row;
-	unsigned int i;
 	size_t k;
 	bool settled = true;
 
-	for (i = 0; i < d->sc.nr_faults; i++)
-		evs[i] = d->faults[i].ev;
+	drill_fault_evs(d, evs);
 	cov_alerts(d->fl.events, &d->sc.expect, evs, d->sc.nr_faults, &cov, probs);
 	json_array_foreach(json_object_get(cov, "coverage"), k, row) {
 		const char *res = json_string_value(json_object_get(row, "resolve"));
@@ -1098,8 +1104,13 @@ static void drill_timeline(struct drill *d)
 		}
 		drill_take_alerts(d);
 		drill_sched_take(d);
-		if (now >= d->end_ms || (now >= d->end_ms_plain && drill_waits_settled(d)))
+		if (now >= d->end_ms)
 			return;
+		if (now >= d->end_ms_plain && now >= d->settle_check_ms) {
+			if (drill_waits_settled(d))
+				return;
+			d->settle_check_ms = now + 1000;
+		}
 		drill_renew(d, now);
 		drill_progress(d, now);
 		fleet_pump(&d->fl, 100);
@@ -1306,10 +1317,9 @@ static enum ev_verdict drill_judge(struct drill *d, struct ev_integrity *in, jso
 			    a->name, (double)(a->dropped_ns - d->fl.t0_ns) / 1e9);
 	}
 	ev_integrity(d->fl.events, in);
-	for (i = 0; i < d->sc.nr_faults; i++) {
+	for (i = 0; i < d->sc.nr_faults; i++)
 		results[i] = d->faults[i].result;
-		evf[i] = d->faults[i].ev;
-	}
+	drill_fault_evs(d, evf);
 	json_array_extend(reasons, d->reasons);
 	v = ev_verdict(&d->sc.expect, &d->baseline, results, evf, d->sc.nr_faults, in,
 		       d->cleanup_ok, reasons);

@@ -99,7 +99,9 @@ struct drill {
 	/* the Alertmanager webhook receiver (coordinator/alerts.c), when alerts are in play */
 	struct alerts *alerts;
 	char receiver[64];
-	double end_ms_plain; /* the end without waiting for alerts to resolve */
+	double end_ms_plain;	/* the end without waiting for alerts to resolve */
+	double settle_check_ms; /* the next look at whether those waits are settled (once a second:
+				 * each look judges every event so far) */
 	/* both as planned, before a late injection moved them (drill_shift_end) */
 	double end_ms_planned, end_ms_plain_planned;
 	json_t *alert_report; /* report.json "alerts" */
@@ -113,6 +115,8 @@ struct drill {
 
 /* drill.c, for drill_job.c */
 double drill_now_ms(const struct drill *d);
+/* The drill's faults as carried out so far, into evs[0 .. sc.nr_faults) for the evaluators. */
+void drill_fault_evs(const struct drill *d, struct ev_fault *evs);
 /* The flow an event of a workload belongs to, or NULL. */
 struct drill_flow *drill_flow_of(struct drill *d, const json_t *ev);
 /* drill_lines.c: the progress line of one notable event (t in seconds) */

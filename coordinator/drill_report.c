@@ -339,10 +339,9 @@ static void drill_trials(struct drill *d, json_t *r)
 	unsigned int i, j, n = d->sc.nr_faults;
 	int p;
 
-	for (i = 0; i < n; i++) {
-		evs[i] = d->faults[i].ev;
+	drill_fault_evs(d, evs);
+	for (i = 0; i < n; i++)
 		res[i] = d->faults[i].result;
-	}
 	for (i = 0; i < n; i++) {
 		const struct sc_fault *sf = d->faults[i].ev.decl;
 		bool first = true;

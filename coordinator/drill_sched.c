@@ -154,11 +154,10 @@ bool drill_sched_settled(struct drill *d)
 		json_decref(probs);
 		return true;
 	}
-	for (i = 0; i < d->sc.nr_faults; i++) {
-		evs[i] = d->faults[i].ev;
+	drill_fault_evs(d, evs);
+	for (i = 0; i < d->sc.nr_faults; i++)
 		if (!d->faults[i].reverted)
 			settled = false;
-	}
 	sched_eval(d->fl.events, &d->sc.expect, evs, d->sc.nr_faults, drill_now_ms(d), &rep, probs);
 	json_array_foreach(json_object_get(rep, "faults"), k, row)
 		if (json_is_null(json_object_get(row, "drained_ms")) ||
@@ -180,7 +179,6 @@ void drill_sched_judge(struct drill *d, double end_ms, json_t **problems)
 {
 	struct ev_fault evs[SC_MAX_FAULTS];
 	struct sched_counts n;
-	unsigned int i;
 	json_t *probs;
 
 	*problems = NULL;
@@ -188,8 +186,7 @@ void drill_sched_judge(struct drill *d, double end_ms, json_t **problems)
 		return;
 	drill_sched_take(d);
 	probs = json_array();
-	for (i = 0; i < d->sc.nr_faults; i++)
-		evs[i] = d->faults[i].ev;
+	drill_fault_evs(d, evs);
 	if (sched_eval(d->fl.events, &d->sc.expect, evs, d->sc.nr_faults, end_ms, &d->sched_report,
 		       probs))
 		*problems = probs;
