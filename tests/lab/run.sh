@@ -82,6 +82,7 @@ script() {
 	[ -f "$2" ] || return 0
 	timeout "$1" bash "$2"
 	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 77 ] || keep_rdma_state "$(basename "$2" .sh)"
 	result "$(basename "$2" .sh)" $rc
 }
 
@@ -175,6 +176,27 @@ keep_consoles() {
 		done
 }
 
+# keep_rdma_state NAME: what each guest's RDMA stack holds right after a failure, before a retry
+# boots a fresh lab over it: QPs (state, PSNs, owner), rdma_cm ids, rxe's counters, the rails'
+# packet counts and neighbours, in NAME.rdma-NODE.txt; one line each of QPs and cm ids by state.
+# (The wedges of ci57 and ci59 left nothing to read: their labs were gone.)
+keep_rdma_state() {
+	local name=$1 node
+	for node in $(lab status --json 2>/dev/null | jq -r '.nodes[].name'); do
+		# shellcheck disable=SC2016 # expanded in the guest
+		lab exec "$node" --timeout 30 -- 'for c in "rdma resource show qp" "rdma resource show cm_id" \
+			"rdma statistic show link" "ip -s link show rail0" "ip -s link show rail1" "ip neigh show"; do
+				echo "== $c"; $c 2>&1; done' >"$out/$name.rdma-$node.txt" 2>&1
+		awk -v node="$node" -v f="$out/$name.rdma-$node.txt" '
+			/^== / { sec = $5 } # qp, cm_id, ...
+			/^link/ && (sec == "qp" || sec == "cm_id") {
+				for (i = 1; i < NF; i++) if ($i == "state") n[sec " " $(i + 1)]++
+			}
+			END { for (k in n) line = line " " k "=" n[k]; print node " rdma state:" (line ? line : " no QP, no cm id") " (" f ")" }' \
+			"$out/$name.rdma-$node.txt"
+	done
+}
+
 # format_checks NAME: every format of a real drill: the schemas, the junit
 # counted against the report, the self-contained HTML page (docs/REPORT.md).
 # Runs in the background while the next drill runs; wait_checks collects it.
@@ -236,6 +258,7 @@ drill() {
 				"$out/$name/report.json" >/dev/null 2>&1; }; then
 		echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG, a workload stuck at stop, or no baseline) in the events;" \
 			"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
+		keep_rdma_state "$name.attempt1"
 		rm -rf "$out/$name.attempt1"
 		mv "$out/$name" "$out/$name.attempt1"
 		retried=$((retried + 1))
@@ -248,6 +271,7 @@ drill() {
 		echo "drill $name: exit $rc, want $want"
 		[ -f "$out/$name/report.md" ] && sed -n '1,80p' "$out/$name/report.md"
 		keep_consoles "$name"
+		keep_rdma_state "$name"
 		result "drill-$name" 1
 		return
 	fi
@@ -309,6 +333,7 @@ interrupted() {
 	if jq -e 'any(.reasons[]?; test("^no baseline"))' "$out/interrupted/report.json" >/dev/null 2>&1; then
 		echo "interrupted: no baseline (the lab's RDMA stack), nothing was injected; retrying once on a fresh lab;" \
 			"first attempt kept in $out/interrupted.attempt1"
+		keep_rdma_state interrupted.attempt1
 		rm -rf "$out/interrupted.attempt1"
 		mv "$out/interrupted" "$out/interrupted.attempt1"
 		retried=$((retried + 1))
