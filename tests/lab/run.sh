@@ -533,7 +533,7 @@ job_drills() {
 	left_behind start-tries node-a node-b
 
 	# perftest with a short retry budget dies when rail 0 goes down; the drill restarts it once,
-	# 10 s later, and it carries on: outcome met after 1 restart, its bandwidth back, its RDMA
+	# 18 s later, and it carries on: outcome met after 1 restart, its bandwidth back, its RDMA
 	# path proven on the restarted processes too (at the end).
 	drill job-restart scenarios/job-restart.yaml 0 \
 		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
