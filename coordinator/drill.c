@@ -1258,10 +1258,25 @@ static void drill_execute(struct drill *d)
 			d->fl.agents[i].clock.uncertainty_ns / 1e6);
 	fputc('\n', stderr);
 	if (!drill_start_workloads(d)) {
-		prog_event("rdmachaos: workload %s -> %s running; warm-up %.1f s, baseline %.1f s, "
+		const struct sc_job *job = d->sc.workload.job;
+		char what[160];
+		size_t n;
+
+		/* a job's from and to are its first rank's node: name the nodes it runs on
+		 * (cut short past the buffer: a progress line) */
+		if (job) {
+			n = (size_t)snprintf(what, sizeof(what), "job on");
+			for (i = 0; i < job->nr_nodes && n < sizeof(what); i++)
+				n += (size_t)snprintf(what + n, sizeof(what) - n, "%s%s",
+						      i ? ", " : " ", job->nodes[i]);
+		} else {
+			snprintf(what, sizeof(what), "workload %s -> %s", d->sc.workload.from,
+				 d->sc.workload.to);
+		}
+		prog_event("rdmachaos: %s running; warm-up %.1f s, baseline %.1f s, "
 			   "drill ends at %.1f s",
-			   d->sc.workload.from, d->sc.workload.to, d->sc.warmup_ms / 1000.0,
-			   d->sc.baseline_ms / 1000.0, d->end_ms / 1000.0);
+			   what, d->sc.warmup_ms / 1000.0, d->sc.baseline_ms / 1000.0,
+			   d->end_ms / 1000.0);
 		drill_timeline(d);
 	}
 	/* Reverts first: the workload keeps running so recovery stays observable. */

@@ -227,8 +227,11 @@ log "exec service on :$EXEC_PORT (pid $!)"
 # --- agent: the one place that knows its command line. It is written into
 # /run/rdmachaos/start-agent.sh too, so that tests can SIGKILL the agent and
 # start it again exactly as booted (lab.sh exec NODE -- sh /run/rdmachaos/start-agent.sh).
-# The programs drills may run as jobs (scenarios/job-*.yaml): Debian's perftest, Open MPI's mpirun.
+# The programs drills may run as jobs (scenarios/job-*.yaml): Debian's perftest, Open MPI's mpirun,
+# and with Slurm (lab up --slurm) its srun, which finds the cluster through SLURM_CONF in the
+# agent's environment, as a site's nodes find /etc/slurm/slurm.conf (scenarios/slurm-drain.yaml).
 LAB_JOBS=/usr/bin/ib_write_bw,/usr/bin/ib_send_bw,/usr/bin/ib_read_bw,/usr/bin/mpirun
+[ -z "${SLURM_DIR:-}" ] || LAB_JOBS+=,/usr/bin/srun
 
 start_agent() {
 	local allow
@@ -241,6 +244,7 @@ start_agent() {
 	cat >/run/rdmachaos/start-agent.sh <<AGENT
 #!/bin/sh
 # Starts this node's agent detached, as lab/guest-init.sh did at boot.
+${SLURM_DIR:+export SLURM_CONF=$SLURM_DIR/slurm.conf}
 setsid "$REPO/build/rdmachaos-agent" \\
 	--name "$NODE_NAME" \\
 	--listen "0.0.0.0:$AGENT_PORT" \\

