@@ -72,7 +72,7 @@ void sched_observe(json_t *state, const json_t *names, const char *job, const ch
  * "drain_state", "drain_reason", "drained_within_ms", "resumed_ms" (from the revert),
  * "resumed_within_ms", "ok"}], "wrongly_drained": [{"node", "t_ms", "state", "reason"}],
  * "job": {"name", "job_id", "state", "requeues", "requeued_ms" (each requeue's poll on the
- * drill's clock), "t_ms", "want", "ok"} | null,
+ * drill's clock), "t_ms", "want", "max_requeues" (with "want"), "ok"} | null,
  * "timeline": [{"t_ms", "node" | "job", "state", "reason"}]}. A reason goes into problems for
  * each miss; returns 1 when one is not ok, else 0.
  */

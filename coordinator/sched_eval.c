@@ -178,6 +178,8 @@ static int sched_eval_job(const json_t *events, const struct sc_expect *x, json_
 	if (last)
 		json_object_set(job, "t_ms", json_object_get(last, "t_ms"));
 	json_object_set_new(job, "requeued_ms", requeued_ms);
+	if (x->sched_job[0])
+		json_object_set_new(job, "max_requeues", json_integer(x->sched_max_requeues));
 	if (x->sched_job[0]) {
 		const char *want = sched_job_state_wanted(x->sched_job);
 

@@ -891,10 +891,34 @@ static int alert_cases(json_t *cases, const json_t *report, const char *cls)
 	return ret;
 }
 
+/* The followed job's requeues against max_requeues (an old report without it: reported only),
+ * each requeue's time in system-out. */
+static int add_requeue_case(json_t *cases, const char *cls, const json_t *job)
+{
+	struct sbuf name = {0}, msg = {0}, text = {0}, out = {0};
+	const json_t *t;
+	double n = 0, max = 0;
+	bool limit = ru_num(job, "max_requeues", &max);
+	bool ok;
+	size_t i;
+
+	ru_num(job, "requeues", &n);
+	ok = !limit || n <= max;
+	sb_printf(&name, "job %s requeue", ru_str(job, "name") ?: "?");
+	if (!ok)
+		sb_printf(&msg, "requeued %.0f time(s), over max_requeues %.0f", n, max);
+	sb_printf(&out, "requeued %.0f time(s)", n);
+	json_array_foreach(ru_get(job, "requeued_ms"), i, t)
+		sb_printf(&out, "%s %+.0f ms", i ? "," : " at", json_number_value(t));
+	sb_printf(&out, "\n");
+	return add_case_free(cases, cls, -1, ok ? "pass" : "failure", ok ? NULL : "scheduler",
+			     &name, &msg, &text, &out);
+}
+
 /*
  * The scheduler's view (report.scheduler): per fault a drain case and, when a resume was
  * required, a resume case; a case naming each node taken out of service without a fault; the
- * followed job's outcome (and its requeues).
+ * followed job's outcome and its requeues.
  */
 static int sched_cases(json_t *cases, const json_t *report, const char *cls)
 {
@@ -964,6 +988,9 @@ static int sched_cases(json_t *cases, const json_t *report, const char *cls)
 				  ru_num(row, "requeues", &v) ? v : 0, ru_str(row, "want"));
 		ret = add_case_free(cases, cls, -1, ok ? "pass" : "failure",
 				    ok ? NULL : "scheduler", &name, &msg, &text, &out);
+		if (ret)
+			return ret;
+		ret = add_requeue_case(cases, cls, row);
 	}
 	return ret;
 }

@@ -10,10 +10,11 @@
 # functional: the lab smoke test (smoke), the verbs shim's self-test (shim),
 #   Ctrl-C in a drill (interrupted).
 # slurm: Slurm in the lab and the health check against it (tests/lab/test_lab_slurm.sh), the
-#   drills of a drained node and of a cut management link; the first lab then boots with 3 nodes,
-#   --slurm and --mgmt-faults (the other parts use its node-a and node-b).
+#   drills of a drained node (under a Slurm MPI job) and of a cut management link; the first
+#   lab then boots with 3 nodes, --slurm and --mgmt-faults (the other parts use its node-a and
+#   node-b).
 # drills: the 2-node lab drills with their report checks, one after another on
-#   the same lab; jobs: users' jobs as workloads (perftest, Open MPI), a job that
+#   the same lab, and last users' jobs as workloads (perftest, Open MPI); jobs: a job that
 #   cannot start, is restarted, dies of a QP error, falls back to TCP; trials: one
 #   fault repeated at random gaps from a seed.
 # drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
@@ -409,6 +410,10 @@ slurm() {
 		'events:[.[] | select(.kind == "scheduler_job" and .state == "RUNNING")] | first | .nodes | test("node-b")' \
 		'events:all(.[]; .kind != "scheduler_drain" or .node == "node-b")'
 	left_behind slurm-mgmt-cut node-a node-b node-c
+	# junit: the requeue is a case of its own, saying when it was seen
+	grep -A1 '<testcase name="job mgmt-cut-canary requeue" classname="rdmachaos.slurm-mgmt-cut.scheduler">' \
+		"$out/slurm-mgmt-cut/junit.xml" 2>/dev/null | grep -q '<system-out>requeued 1 time(s) at +[0-9]* ms'
+	result junit-requeue-slurm-mgmt-cut $?
 }
 # The verbs shim on real rxe: every command, then inert.
 shim() { script 600 tests/shim/run_lab_selftest.sh; }
