@@ -43,3 +43,32 @@ nsx() { ip netns exec "$ns" "$@"; }
 
 # call JSON [--events S [--until K=V]]: the response on the first line of $tmp/out, then any events.
 call() { nsx $call_cmd "$addr" "$@" > "$tmp/out" 2> "$tmp/err"; }
+
+# term_agent [SECONDS]: SIGTERM to the agent, then its exit status once it is gone. An agent
+# still running after SECONDS (30) is a FAIL that shows where its threads wait (wchan and kernel
+# stack of each) and the end of its log, and is SIGKILLed: not a test that hangs until make
+# test's timeout with no clue left (ci67: test_agent_netns killed at 600 s).
+term_agent() {
+	local t=${1:-30} i st task rc
+	kill -TERM "$agent_pid"
+	for ((i = 0; i < t * 10; i++)); do
+		# a child that exited stays a zombie (state Z) until waited for: kill -0 still works
+		st=$(cat "/proc/$agent_pid/stat" 2> /dev/null) || break
+		st=${st##*) }
+		[ "${st%% *}" = Z ] && break
+		sleep 0.1
+	done
+	if [ "$i" -ge $((t * 10)) ]; then
+		bad "the agent exits on SIGTERM" "still running ${t} s after it"
+		for task in /proc/"$agent_pid"/task/*; do
+			echo "    thread ${task##*/} ($(cat "$task/comm" 2> /dev/null)): waits in $(cat "$task/wchan" 2> /dev/null)"
+			sed 's/^/      /' "$task/stack" 2> /dev/null
+		done
+		[ -f "$tmp/agent.log" ] && tail -n 20 "$tmp/agent.log" | sed 's/^/    | /'
+		kill -KILL "$agent_pid"
+	fi
+	wait "$agent_pid"
+	rc=$?
+	agent_pid=
+	return $rc
+}

@@ -398,10 +398,8 @@ else
 	bad "busy metrics port" "exit $rc: $(cat "$tmp/out")"
 fi
 
-kill -TERM "$agent_pid"
-wait "$agent_pid"
+term_agent
 rc=$?
-agent_pid=
 if [ $rc = 0 ]; then ok "SIGTERM: agent exits 0"; else bad "SIGTERM" "exit $rc"; fi
 if grep -q "metrics: serving http://127.0.0.1:$mport/metrics" "$tmp/agent.log"; then
 	ok "log says where the metrics are"

@@ -269,10 +269,8 @@ check "revert_all" 'r["ok"] and res["reverted"] == ["ra"] and res["verified"] an
 link_check "v0 up after revert_all" v0 up
 call '{"op": "inject", "fault_id": "last", "injector": "link_down", "target": {"netdev": "v0"}}'
 link_check "v0 down before SIGTERM" v0 down
-kill -TERM "$agent_pid"
-wait "$agent_pid"
+term_agent
 rc=$?
-agent_pid=
 if [ $rc = 0 ]; then ok "SIGTERM: agent exits 0"; else bad "SIGTERM" "exit $rc"; fi
 link_check "SIGTERM restored v0" v0 up
 if grep -q "shutdown: reverted 1 fault(s), all verified" "$tmp/agent.log"; then
@@ -353,9 +351,7 @@ else
 fi
 call '{"op": "faults"}'
 check "replayed fault not listed as active" 'r["ok"] and res["active"] == []'
-kill -TERM "$agent_pid"
-wait "$agent_pid"
-agent_pid=
+term_agent
 
 # Policy file and audit log (agents/README.md): an agent with --config.
 cat > "$tmp/agent.yaml" << 'EOF'
@@ -400,9 +396,7 @@ if grep -q "warning: request inject from .*: inject: port_flap: refused by polic
 else
 	bad "policy refusal log" "no warning line"
 fi
-kill -TERM "$agent_pid"
-wait "$agent_pid"
-agent_pid=
+term_agent
 # The audit log: a line per request (start_agent's own time/hello requests aside), in order.
 cp "$audit" "$tmp/out"
 check "audit log: one line per request, with its outcome and errno" \

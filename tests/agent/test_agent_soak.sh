@@ -83,10 +83,8 @@ if grep -q "lease expired\|lease_expired" "$tmp/agent.log"; then
 else
 	ok "the agent's log has no expired lease"
 fi
-kill -TERM "$agent_pid"
-wait "$agent_pid"
+term_agent
 rc=$?
-agent_pid=
 if [ $rc = 0 ]; then ok "SIGTERM after the soak: agent exits 0"; else bad "SIGTERM" "exit $rc; $(tail -n 5 "$tmp/agent.log")"; fi
 echo "agent soak: $pass passed, $fail failed"
 [ "$fail" = 0 ]
