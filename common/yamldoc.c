@@ -523,6 +523,49 @@ int yd_get_text(struct yd_doc *d, const yaml_node_t *n, const char *path, char *
 	return 0;
 }
 
+int yd_get_name(struct yd_doc *d, const yaml_node_t *n, const char *path, char *buf, size_t len,
+		const char *used_for)
+{
+	const char *s;
+	int ret = yd_get_text(d, n, path, buf, len);
+
+	if (ret)
+		return ret;
+	if (!buf[0])
+		return yd_fail(d, n, path,
+			       "is empty; give a name of letters, digits, '.', '_' and '-' (%s)",
+			       used_for);
+	for (s = buf; *s; s++) {
+		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-')
+			continue;
+		return yd_fail(d, n, path,
+			       "\"%s\" may hold only letters, digits, '.', '_' and '-' (%s)", buf,
+			       used_for);
+	}
+	return 0;
+}
+
+int yd_check_agent_addr(struct yd_doc *d, const yaml_node_t *n, const char *path, const char *agent)
+{
+	const char *colon = strrchr(agent, ':');
+	char *end;
+	unsigned long port;
+
+	if (!colon || colon == agent)
+		return yd_fail(d, n, path, "\"%s\" is not host:port, e.g. gpu01:7707", agent);
+	if (agent[0] == '[' && colon[-1] != ']')
+		return yd_fail(d, n, path,
+			       "\"%s\": an IPv6 address goes in brackets before the port, e.g. "
+			       "[fd00::1]:7707",
+			       agent);
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end || errno || port < 1 || port > 65535)
+		return yd_fail(d, n, path, "\"%s\" has no valid port; use host:1..65535", agent);
+	return 0;
+}
+
 /* Digits only: no sign, no spaces, no units. */
 static bool yd_parse_whole(const char *s, uint64_t *v)
 {

@@ -190,6 +190,15 @@ int yd_check_keys(struct yd_doc *d, const yaml_node_t *map, const char *path,
 /* A scalar copied to buf, len bytes with the NUL. */
 int yd_get_text(struct yd_doc *d, const yaml_node_t *n, const char *path, char *buf, size_t len);
 
+/* A name of letters, digits, '.', '_' and '-' into buf (names end up in folder names and
+ * messages); used_for ends the refusal: "(it names the node)". */
+int yd_get_name(struct yd_doc *d, const yaml_node_t *n, const char *path, char *buf, size_t len,
+		const char *used_for);
+
+/* An agent's address already read: host:port, an IPv6 host in brackets. */
+int yd_check_agent_addr(struct yd_doc *d, const yaml_node_t *n, const char *path,
+			const char *agent);
+
 /* Digits only (no sign, spaces or units), min..max. */
 int yd_get_uint(struct yd_doc *d, const yaml_node_t *n, const char *path, uint64_t min,
 		uint64_t max, uint64_t *v);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* rdmachaos: the coordinator's command line (run, lab, call, certs, injectors, version). */
+/* rdmachaos: the coordinator's command line (run, lab, call, fleet, certs, injectors, version). */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -12,6 +12,8 @@
 #include "common/log.h"
 #include "common/units.h"
 #include "coordinator/certs.h"
+#include "coordinator/cli_tls.h"
+#include "coordinator/cmd_fleet.h"
 #include "coordinator/cmd_report.h"
 #include "coordinator/cmd_validate.h"
 #include "coordinator/drill.h"
@@ -50,6 +52,9 @@ static void usage(FILE *f)
 	    "  call HOST:PORT JSON [--events SECONDS [--until KEY=VALUE]] [--peer NAME]\n"
 	    "        send one request to an agent and print the answer (and events); the agent's\n"
 	    "        certificate must name NAME (default: the lab node at HOST:PORT, or HOST)\n"
+	    "  fleet status (--fleet FILE | --lab) [-o table|json]\n"
+	    "        connect to every agent of a fleet file (docs/FLEET.md) and print one row\n"
+	    "        per node: reachable, version, kernel, RDMA ports, clock offset, faults held\n"
 	    "  certs init | issue NAME [--dir DIR] [--days N] [--san NAME,...]\n"
 	    "        the private CA and the certificates for mutual TLS (rdmachaos certs --help)\n"
 	    "  validate [--strict] [--seed N] SCENARIO...\n"
@@ -63,7 +68,7 @@ static void usage(FILE *f)
 	    "  injectors      list the fault injectors and their parameters\n"
 	    "  version        print the version\n"
 	    "\n"
-	    "TLS (run, call): every agent connection is mutual TLS 1.3. Credentials:\n"
+	    "TLS (run, call, fleet): every agent connection is mutual TLS 1.3. Credentials:\n"
 	    "  --tls-dir DIR          DIR/ca.crt, DIR/coordinator.crt, DIR/coordinator.key\n"
 	    "  --ca, --cert, --key F  each file on its own (wins over --tls-dir's)\n"
 	    "  default: the lab's PKI for a lab agent (build/lab/pki), else $RDMACHAOS_TLS_DIR,\n"
@@ -85,63 +90,11 @@ static void on_signal(int sig)
 }
 
 enum {
-	OPT_TLS_DIR = 256,
-	OPT_TLS_CA,
-	OPT_TLS_CERT,
-	OPT_TLS_KEY,
-	OPT_INSECURE,
-	OPT_EVENTS,
+	OPT_EVENTS = 256,
 	OPT_UNTIL,
 	OPT_PEER,
 	OPT_ALERT_TOKEN,
 };
-
-/* The TLS flags shared by run and call (tls_opt reads them). */
-/* clang-format off */
-#define TLS_LONG_OPTIONS                                                                           \
-	{"tls-dir", required_argument, NULL, OPT_TLS_DIR},                                         \
-	{"ca", required_argument, NULL, OPT_TLS_CA},                                               \
-	{"cert", required_argument, NULL, OPT_TLS_CERT},                                           \
-	{"key", required_argument, NULL, OPT_TLS_KEY},                                             \
-	{"insecure-plaintext", no_argument, NULL, OPT_INSECURE}
-/* clang-format on */
-
-/* The TLS flags shared by run and call; true when c was one of them. */
-static bool tls_opt(int c, const char *arg, struct fleet_tls_opts *t)
-{
-	switch (c) {
-	case OPT_TLS_DIR:
-		t->dir = arg;
-		return true;
-	case OPT_TLS_CA:
-		t->ca = arg;
-		return true;
-	case OPT_TLS_CERT:
-		t->cert = arg;
-		return true;
-	case OPT_TLS_KEY:
-		t->key = arg;
-		return true;
-	case OPT_INSECURE:
-		t->insecure_plaintext = true;
-		return true;
-	default:
-		return false;
-	}
-}
-
-static int tls_opts_check(const char *cmd, const struct fleet_tls_opts *t)
-{
-	if (t->insecure_plaintext && (t->dir || t->ca || t->cert || t->key)) {
-		fprintf(stderr,
-			"rdmachaos %s: --insecure-plaintext turns TLS off; drop it or the "
-			"TLS flags\n",
-			cmd);
-		return RC_EXIT_USAGE;
-	}
-	fleet_tls_set(t);
-	return 0;
-}
 
 static int cmd_run(int argc, char **argv)
 {
@@ -154,7 +107,7 @@ static int cmd_run(int argc, char **argv)
 	    {"progress", required_argument, NULL, 'p'},
 	    {"alert-receiver", required_argument, NULL, 'r'},
 	    {"alert-token-file", required_argument, NULL, OPT_ALERT_TOKEN},
-	    TLS_LONG_OPTIONS,
+	    CLI_TLS_LONG_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -166,7 +119,7 @@ static int cmd_run(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "lo:ns:qp:r:h", opts, NULL)) != -1) {
-		if (tls_opt(c, optarg, &tls))
+		if (cli_tls_opt(c, optarg, &tls))
 			continue;
 		switch (c) {
 		case 'l':
@@ -227,7 +180,7 @@ static int cmd_run(int argc, char **argv)
 		return RC_EXIT_USAGE;
 	}
 	o.scenario = argv[optind];
-	ret = tls_opts_check("run", &tls);
+	ret = cli_tls_check("run", &tls);
 	if (ret)
 		return ret;
 	sigemptyset(&sa.sa_mask);
@@ -317,7 +270,7 @@ static int cmd_call(int argc, char **argv)
 	    {"events", required_argument, NULL, OPT_EVENTS},
 	    {"until", required_argument, NULL, OPT_UNTIL},
 	    {"peer", required_argument, NULL, OPT_PEER},
-	    TLS_LONG_OPTIONS,
+	    CLI_TLS_LONG_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -335,7 +288,7 @@ static int cmd_call(int argc, char **argv)
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (tls_opt(c, optarg, &tls))
+		if (cli_tls_opt(c, optarg, &tls))
 			continue;
 		switch (c) {
 		case OPT_EVENTS:
@@ -379,7 +332,7 @@ static int cmd_call(int argc, char **argv)
 		return RC_EXIT_USAGE;
 	}
 	addr = argv[optind];
-	ret = tls_opts_check("call", &tls);
+	ret = cli_tls_check("call", &tls);
 	if (ret)
 		return ret;
 	req = json_loads(argv[optind + 1], 0, &jerr);
@@ -503,6 +456,8 @@ int main(int argc, char **argv)
 		return cmd_lab(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "call"))
 		return cmd_call(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "fleet"))
+		return cmd_fleet(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "certs"))
 		return certs_main(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "validate"))

@@ -111,28 +111,10 @@ int scp_missing(struct pctx *c, const yaml_node_t *map, const char *path, const 
 
 /* ---- typed values ------------------------------------------------------ */
 
-/* Names end up in folder names and messages: [A-Za-z0-9._-]+. */
 static int get_name(struct pctx *c, const yaml_node_t *n, const char *path, char *buf, size_t len,
 		    const char *used_for)
 {
-	const char *s;
-	int ret = yd_get_text(c->d, n, path, buf, len);
-
-	if (ret)
-		return ret;
-	if (!buf[0])
-		return yd_fail(c->d, n, path,
-			       "is empty; give a name of letters, digits, '.', '_' and '-' (%s)",
-			       used_for);
-	for (s = buf; *s; s++) {
-		if ((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		    (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-')
-			continue;
-		return yd_fail(c->d, n, path,
-			       "\"%s\" may hold only letters, digits, '.', '_' and '-' (%s)", buf,
-			       used_for);
-	}
-	return 0;
+	return yd_get_name(c->d, n, path, buf, len, used_for);
 }
 
 /* A duration that must be more than zero: "within", "down", ... */
@@ -203,22 +185,7 @@ static int parse_lab(struct pctx *c, yaml_node_t *lab)
 /* "host:port", "[v6]:port": enough to catch a missing or bad port before connecting. */
 int scp_check_agent(struct pctx *c, const yaml_node_t *n, const char *path, const char *agent)
 {
-	const char *colon = strrchr(agent, ':');
-	char *end;
-	unsigned long port;
-
-	if (!colon || colon == agent)
-		return yd_fail(c->d, n, path, "\"%s\" is not host:port, e.g. gpu01:7707", agent);
-	if (agent[0] == '[' && colon[-1] != ']')
-		return yd_fail(c->d, n, path,
-			       "\"%s\": an IPv6 address goes in brackets before the port, e.g. "
-			       "[fd00::1]:7707",
-			       agent);
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (colon[1] < '0' || colon[1] > '9' || *end || errno || port < 1 || port > 65535)
-		return yd_fail(c->d, n, path, "\"%s\" has no valid port; use host:1..65535", agent);
-	return 0;
+	return yd_check_agent_addr(c->d, n, path, agent);
 }
 
 static int parse_nodes(struct pctx *c, yaml_node_t *seq)

@@ -709,9 +709,26 @@ write_state() { # N R
 			done
 			printf ']}'
 		fi
+		printf ',"fleet":%s' "$(json_str "$RUN/fleet.yaml")"
 		printf '}\n'
 
 	} >"$RUN/lab.json.tmp"
+	# The lab as a fleet file (docs/FLEET.md), for rdmachaos fleet status --lab and as an
+	# example: two nodes a rack, as if each pair shared a top-of-rack switch.
+	{
+		echo "# Written by lab/lab.sh up: this lab's nodes as a fleet file (docs/FLEET.md)"
+		echo "nodes:"
+		for ((i = 0; i < n; i++)); do
+			rsep=""
+			printf '  - name: %s\n    agent: 127.0.0.1:%d\n    labels: {rack: r%d, lab: "yes"}\n    rails: [' \
+				"$(node_name "$i")" "$(agent_port "$i")" "$((i / 2 + 1))"
+			for ((r = 0; r < rails; r++)); do
+				printf '%srail%d' "$rsep" "$r"
+				rsep=", "
+			done
+			printf ']\n'
+		done
+	} >"$RUN/fleet.yaml"
 	{
 		echo "LAB_NODES=$n"
 		echo "LAB_RAILS=$rails"

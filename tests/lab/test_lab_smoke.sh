@@ -215,7 +215,56 @@ else
 	sed 's/^/    /' <<<"$hc_out"
 fi
 
-# ---------------------------------------------------------------- 7. down leaves nothing behind
+# ---------------------------------------------------------------- 7. fleet status over the lab's fleet file
+# Every node answers with the agent's version, its kernel and both rails' ports ACTIVE, no fault
+# held; an agent nobody listens for is "unreachable" and two swapped addresses "WRONG NODE"
+# (its certificate names another node, or the agent does), both exit 1.
+fleet_json=$("$REPO/build/rdmachaos" fleet status --lab -o json)
+fleet_rc=$?
+fleet_file=$(lab status --json | jq -r .fleet)
+nodes=$(lab status --json | jq '.nodes | length')
+if [ "$fleet_rc" = 0 ] && jq -e --argjson n "$nodes" --arg v "$("$REPO/build/rdmachaos" version | awk '{print $NF}')" \
+	'.answered == $n and .not_answered == 0 and (.nodes | length) == $n and
+	 all(.nodes[]; .reachable and .version == $v and (.kernel | length) > 0 and .faults == [] and
+	     ([.ports[] | select(.state == "ACTIVE")] | length) == 2 and .labels.rack != null and
+	     .clock.uncertainty_ms >= 0)' <<<"$fleet_json" >/dev/null; then
+	ok "fleet status --lab: $nodes nodes answered, version, kernel, 2 ports ACTIVE each, no fault held"
+else
+	bad "fleet status --lab: exit $fleet_rc"
+	sed 's/^/    /' <<<"$fleet_json"
+fi
+bad_fleet=$(mktemp)
+{
+	sed -n '1,/^  - name: node-b/p' "$fleet_file" | sed '$d'
+	echo "  - name: ghost"
+	echo "    agent: 127.0.0.1:9"
+} >"$bad_fleet"
+fleet_out=$("$REPO/build/rdmachaos" fleet status --fleet "$bad_fleet" --timeout 2 2>&1)
+fleet_rc=$?
+if [ "$fleet_rc" = 1 ] && grep -Eq '^ghost +unreachable' <<<"$fleet_out" &&
+	grep -Eq '^node-a +ok' <<<"$fleet_out" && grep -q '2 nodes: 1 answered, 1 did not' <<<"$fleet_out"; then
+	ok "fleet status: an agent that does not listen is unreachable (exit 1), the others answer"
+else
+	bad "fleet status with an unreachable agent: exit $fleet_rc, wanted 1"
+	sed 's/^/    /' <<<"$fleet_out"
+fi
+# node-a's and node-b's agents swapped in the file
+a_agent=$(lab status --json | jq -r '.nodes[0].agent')
+b_agent=$(lab status --json | jq -r '.nodes[1].agent')
+sed -e "s/agent: $a_agent\$/agent: SWAP/" -e "s/agent: $b_agent\$/agent: $a_agent/" \
+	-e "s/agent: SWAP\$/agent: $b_agent/" "$fleet_file" >"$bad_fleet"
+fleet_out=$("$REPO/build/rdmachaos" fleet status --fleet "$bad_fleet" 2>&1)
+fleet_rc=$?
+if [ "$fleet_rc" = 1 ] && grep -Eq '^node-a +WRONG NODE \(agent is node-b\)' <<<"$fleet_out" &&
+	grep -Eq '^node-b +WRONG NODE \(agent is node-a\)' <<<"$fleet_out"; then
+	ok "fleet status: two swapped agent addresses are named (WRONG NODE, exit 1)"
+else
+	bad "fleet status with swapped addresses: exit $fleet_rc, wanted 1 and WRONG NODE twice"
+	sed 's/^/    /' <<<"$fleet_out"
+fi
+rm -f "$bad_fleet"
+
+# ---------------------------------------------------------------- 8. down leaves nothing behind
 if [ "${RDMACHAOS_LAB_REUSE:-0}" != 1 ]; then
 	run=$(realpath -m "$RDMACHAOS_LAB_DIR")/run
 	if lab down && lab down >/dev/null &&
