@@ -92,12 +92,14 @@ steps() { # runs each argument (a command line) in turn, niced by NICE (10); fai
 	return $rc
 }
 host_agent_tests() {
-	local t rc=0 r
+	local t rc=0 r s
 	for t in tests/agent/test_*.sh; do
+		s=$SECONDS
 		timeout 600 bash "$t"
 		r=$?
-		if [ "$r" -eq 0 ]; then echo "PASS $(basename "$t" .sh)"; else
-			echo "FAIL $(basename "$t" .sh) (exit $r)"
+		# the time says whether a timeout (exit 124) was a hang or a slow run
+		if [ "$r" -eq 0 ]; then echo "PASS $(basename "$t" .sh) ($((SECONDS - s)) s)"; else
+			echo "FAIL $(basename "$t" .sh) (exit $r after $((SECONDS - s)) s)"
 			rc=1
 		fi
 	done

@@ -305,6 +305,9 @@ def sched_cases(r):
     job = s.get("job")
     if isinstance(job, dict) and job.get("want"):
         out.append((f"job {job.get('name')} outcome", "pass" if job.get("ok") is True else "failure"))
+        mx = job.get("max_requeues")
+        out.append((f"job {job.get('name')} requeue",
+                    "pass" if mx is None or (job.get("requeues") or 0) <= mx else "failure"))
     return out
 
 
