@@ -233,6 +233,9 @@ static bool match_signal(enum sc_signal s, const json_t *e, const struct ev_faul
 		       ev_num(e, "frames", &delta) && delta > 0;
 	case SC_SIG_STALL:
 		return ev_workload(e, "stall");
+	case SC_SIG_JOB_EXIT:
+		/* any rank, any node: one rank dying is the job failing */
+		return ev_workload(e, "job_exit");
 	case SC_SIG__COUNT:
 		break;
 	}

@@ -56,6 +56,7 @@ static const char *const signal_names[SC_SIG__COUNT] = {
     [SC_SIG_PFC_STORM] = "pfc_storm",
     [SC_SIG_PFC_PAUSE] = "pfc_pause",
     [SC_SIG_STALL] = "stall",
+    [SC_SIG_JOB_EXIT] = "job_exit",
 };
 
 const char *sc_signal_name(enum sc_signal s)

@@ -112,6 +112,7 @@ enum sc_signal {
 	SC_SIG_PFC_STORM,      /* agent: PFC storm watchdog fired (any node) */
 	SC_SIG_PFC_PAUSE,      /* agent: PFC pause frames received (any node) */
 	SC_SIG_STALL,	       /* workload: no completion with work in flight, or no rail */
+	SC_SIG_JOB_EXIT,       /* a job's rank exited by itself, not with status 0 */
 	SC_SIG__COUNT
 };
 const char *sc_signal_name(enum sc_signal s);

@@ -142,6 +142,13 @@ void scp_lint(struct pctx *c, yaml_node_t *root)
 			i, f->injector, f->target.node, f->target.rail);
 		break;
 	}
+	for (i = 0; !sc->workload.job && i < x->nr_signals; i++)
+		if (x->signals[i] == SC_SIG_JOB_EXIT)
+			yd_warn(c->d,
+				yd_map_get(c->d, yd_map_get(c->d, ex, "detection"), "signals"),
+				"expect.detection.signals",
+				"job_exit is a job's signal (workload kind: job); the stream never "
+				"gives it");
 	if (x->max_lost < 0 && x->max_corrupted < 0 && !sc->workload.job)
 		yd_warn(c->d, ex, "expect.integrity",
 			"missing; lost and corrupted messages are not checked: add integrity: "

@@ -23,7 +23,7 @@
 /* Every signal a scenario may name, for "use ..." sentences (sc_signal_parse reads them). */
 #define SC_SIGNAL_NAMES                                                                            \
 	"workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, "         \
-	"pfc_storm, pfc_pause, stall, alert:NAME"
+	"pfc_storm, pfc_pause, stall, job_exit, alert:NAME"
 
 struct pctx {
 	struct yd_doc *d; /* the file, its document, and the message buffer */

@@ -600,7 +600,8 @@ job_drills() {
 		'.job.outcome.ok == false and .job.outcome.want == "survive"' \
 		'all(.reasons[]; test("job: rank 1 on node-a exited \\(status [1-9]|recovery not seen"))' \
 		'any(.reasons[]; test("job: rank 1 on node-a exited"))' \
-		'all(.job.rdma_path[]; .verdict == "verified")'
+		'all(.job.rdma_path[]; .verdict == "verified")' \
+		'events:any(.[]; .kind == "workload" and .type == "job_exit" and .node == "node-a" and .rank == 1 and .exit_status != 0)'
 	left_behind job-qp-error node-a node-b
 
 	# The same job forced onto TCP: it runs fine, and the RDMA-path check fails it (exit 1).

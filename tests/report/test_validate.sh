@@ -65,7 +65,7 @@ broken.yaml:12:15: faults[0].injector: "link_dwn" is not an injector; use @INJEC
 broken.yaml:13:20: faults[0].target.node: "node-c" is not a node of this drill; nodes: node-a, node-b
 broken.yaml:18:34: faults[1].target.rail: rail 5 does not exist in a 2-rail lab; use 0..1
 broken.yaml:19:42: faults[1].params.jiter: unknown key; port_flap takes: count, down, up, jitter, seed
-broken.yaml:21:53: expect.detection.signals[1]: "port_evnt" is not a signal; use one of workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, pfc_storm, pfc_pause, stall, alert:NAME
+broken.yaml:21:53: expect.detection.signals[1]: "port_evnt" is not a signal; use one of workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, pfc_storm, pfc_pause, stall, job_exit, alert:NAME
 broken.yaml: invalid (8 errors, 0 warnings)
 EOF
 (cd "$T/d" && "$BIN" validate broken.yaml >"$T/out" 2>"$T/err")

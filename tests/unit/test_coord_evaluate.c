@@ -482,6 +482,42 @@ static void test_detection_signals(void **state)
 }
 
 /*
+ * job_exit: a rank's own non-zero exit, on any node, detects; a guard's flow never does, and a
+ * job_exit before the injection is not the fault's detection.
+ */
+static void test_detection_job_exit(void **state)
+{
+	json_t *ev = load_stream("link-down-failover.jsonl");
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_down, 0, 20003.1, 30004.2);
+	struct ev_fault_result r;
+	struct ev_baseline b = {64.0, 8000, 20, 5000, 15000};
+
+	(void)state;
+	x.signals[0] = SC_SIG_JOB_EXIT;
+	x.nr_signals = 1;
+	ev_evaluate_fault(ev, &x, &b, &f, &r);
+	assert_false(r.detection.seen);
+	json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:s,s:i,s:f}", "kind", "workload", "type",
+					    "job_exit", "wl_id", "guard-0", "node", "node-a",
+					    "exit_status", 1, "t_ms", 20100.0));
+	json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:i,s:f}", "kind", "workload", "type",
+					    "job_exit", "node", "node-a", "exit_status", 134,
+					    "t_ms", 1000.0));
+	ev_evaluate_fault(ev, &x, &b, &f, &r);
+	assert_false(r.detection.seen);
+	json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:i,s:f}", "kind", "workload", "type",
+					    "job_exit", "node", "node-a", "exit_status", 134,
+					    "t_ms", 21203.1));
+	ev_evaluate_fault(ev, &x, &b, &f, &r);
+	assert_true(r.detection.seen);
+	assert_true(r.detection.ok);
+	assert_true(fabs(r.detection.ms - 1200.0) < 1e-6);
+	assert_string_equal(r.detection.signal, "job_exit");
+	json_decref(ev);
+}
+
+/*
  * A guard's bystander flow (wl_id guard-0) slows to a crawl and errors early,
  * but only the drill's own workload counts for baseline, detection, isolation
  * and recovery; the flow has its own baseline.
@@ -839,6 +875,7 @@ int main(void)
 	    cmocka_unit_test(test_drill_verdict_job),
 	    cmocka_unit_test(test_baseline),
 	    cmocka_unit_test(test_detection_signals),
+	    cmocka_unit_test(test_detection_job_exit),
 	    cmocka_unit_test(test_guard_flow_events_apart),
 	    cmocka_unit_test(test_drills),
 	    cmocka_unit_test(test_no_baseline),

@@ -723,14 +723,14 @@ static void test_bad_signal(void **state)
 	    "port_event]", "port_evnt]",
 	    "t.yaml:16:53: expect.detection.signals[1]: \"port_evnt\" is not a signal; use one "
 	    "of workload_error, port_event, link_event, counter, isolation, mr_error, "
-	    "qp_state, pfc_storm, pfc_pause, stall, alert:NAME");
+	    "qp_state, pfc_storm, pfc_pause, stall, job_exit, alert:NAME");
 	expect_err("port_event]", "workload_error]",
 		   "t.yaml:16:53: expect.detection.signals[1]: workload_error is listed twice");
 	expect_err(
 	    "signals: [workload_error, port_event]", "signals: []",
 	    "t.yaml:16:36: expect.detection.signals: is empty; list what counts as detection: "
 	    "workload_error, port_event, link_event, counter, isolation, mr_error, qp_state, "
-	    "pfc_storm, pfc_pause, stall, alert:NAME");
+	    "pfc_storm, pfc_pause, stall, job_exit, alert:NAME");
 }
 
 static void test_port_flap_params(void **state)

@@ -215,7 +215,7 @@ static void test_every_error_at_its_place(void **state)
 	assert_string_equal(l.v[7].msg,
 			    "\"port_evnt\" is not a signal; use one of workload_error, port_event, "
 			    "link_event, counter, isolation, mr_error, qp_state, pfc_storm, "
-			    "pfc_pause, stall, alert:NAME");
+			    "pfc_pause, stall, job_exit, alert:NAME");
 	yd_diags_free(&l);
 
 	/*
