@@ -1282,6 +1282,7 @@ static void drill_execute(struct drill *d)
 	/* Reverts first: the workload keeps running so recovery stays observable. */
 	for (i = 0; i < d->sc.nr_faults; i++)
 		drill_revert(d, &d->faults[i]);
+	d->sched_end_ms = drill_now_ms(d);
 	drill_stop_workloads(d);
 	drill_sched_cleanup(d);
 	drill_revert_all(d);
@@ -1349,7 +1350,8 @@ static enum ev_verdict drill_judge(struct drill *d, struct ev_integrity *in, jso
 	}
 	if (json_array_size(job_probs))
 		out.job_problems = job_probs;
-	drill_sched_judge(d, drill_now_ms(d), &sched_probs);
+	drill_sched_judge(d, d->sched_end_ms >= 0 ? d->sched_end_ms : drill_now_ms(d),
+			  &sched_probs);
 	out.sched_problems = sched_probs;
 	out.inconclusive = d->inconclusive;
 	out.stop_requested = drill_stop_requested;
@@ -1460,6 +1462,7 @@ int drill_run(const struct drill_opts *o)
 	d->cleanup_ok = true;
 	d->last_rail = -1;
 	d->aborted_by = -1;
+	d->sched_end_ms = -1;
 	code = drill_setup(d);
 	if (code < 0) {
 		drill_execute(d);

@@ -111,6 +111,9 @@ struct drill {
 	json_t *sched_report;  /* report.json "scheduler" */
 	char sched_conf[512];  /* SLURM_CONF the watcher uses; "" scontrol's own */
 	char sched_job_id[32]; /* the drill's own job (scheduler.slurm.submit), to cancel */
+	/* when the drill began to stop its workloads: the followed job is judged by what Slurm
+	 * showed until then (-1: not yet) */
+	double sched_end_ms;
 };
 
 /* drill.c, for drill_job.c */

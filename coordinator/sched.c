@@ -35,7 +35,7 @@ struct sched {
 	json_t *names; /* Slurm node -> drill node */
 	char job[SC_NAME_LEN];
 	json_t *state;
-	uint64_t last_ns;
+	uint64_t last_ns, last_job_ns; /* the last answers' times, nodes' and jobs' */
 	char *buf;
 };
 
@@ -105,6 +105,7 @@ static void sched_observe_job(json_t *jobs, const char *job, const char *line, s
 			      uint64_t prev_ns, uint64_t now_ns, json_t *out)
 {
 	char name[SC_NAME_LEN], id[32], state[64], restarts[16], nodes[256], reason[128];
+	char exit_code[16];
 	long long nr_restarts;
 	json_t *old, *e;
 
@@ -119,6 +120,8 @@ static void sched_observe_job(json_t *jobs, const char *job, const char *line, s
 		nodes[0] = '\0';
 	if (slurm_field(line, len, "Reason", reason, sizeof(reason)))
 		reason[0] = '\0';
+	if (slurm_field(line, len, "ExitCode", exit_code, sizeof(exit_code)))
+		exit_code[0] = '\0';
 	old = json_object_get(jobs, id);
 	if (old && !strcmp(json_string_value(json_object_get(old, "state")), state) &&
 	    json_integer_value(json_object_get(old, "restarts")) == nr_restarts &&
@@ -131,6 +134,8 @@ static void sched_observe_job(json_t *jobs, const char *job, const char *line, s
 	json_object_set_new(e, "restarts", json_integer(nr_restarts));
 	json_object_set_new(e, "nodes", json_string(nodes));
 	json_object_set_new(e, "reason", json_string(reason));
+	if (exit_code[0])
+		json_object_set_new(e, "exit_code", json_string(exit_code));
 	if (old && nr_restarts > json_integer_value(json_object_get(old, "restarts")))
 		json_object_set_new(e, "requeued", json_true());
 	json_array_append_new(out, e);
@@ -233,21 +238,26 @@ static int sched_poll(struct sched *s, json_t *out, char *err, size_t errlen)
 		return -1;
 	}
 	now = rc_now_ns();
-	if (s->job[0]) {
-		jobs = malloc(SCHED_MAX_ANSWER);
-		if (!jobs) {
-			snprintf(err, errlen, "scheduler: out of memory");
-			return -1;
-		}
-		ret = rc_run(s->argv_jobs, s->envp, SCHED_RUN_MS, jobs, SCHED_MAX_ANSWER);
-		if (ret) {
-			sched_describe(s, s->argv_jobs, ret, err, errlen);
-			free(jobs);
-			return -1;
-		}
-	}
-	sched_observe(s->state, s->names, s->job, s->buf, jobs, s->last_ns ?: now, now, out);
+	sched_observe(s->state, s->names, s->job, s->buf, NULL, s->last_ns ?: now, now, out);
 	s->last_ns = now;
+	if (!s->job[0])
+		return 0;
+	jobs = malloc(SCHED_MAX_ANSWER);
+	if (!jobs) {
+		snprintf(err, errlen, "scheduler: out of memory");
+		return -1;
+	}
+	ret = rc_run(s->argv_jobs, s->envp, SCHED_RUN_MS, jobs, SCHED_MAX_ANSWER);
+	if (ret) {
+		sched_describe(s, s->argv_jobs, ret, err, errlen);
+		free(jobs);
+		return -1;
+	}
+	/* stamped when the answer came: a state in it held by then (the drill's end judges the
+	 * job by the states stamped before it) */
+	now = rc_now_ns();
+	sched_observe(s->state, s->names, s->job, NULL, jobs, s->last_job_ns ?: now, now, out);
+	s->last_job_ns = now;
 	free(jobs);
 	return 0;
 }

@@ -74,7 +74,8 @@ void sched_observe(json_t *state, const json_t *names, const char *job, const ch
  * "job": {"name", "job_id", "state", "requeues", "requeued_ms" (each requeue's poll on the
  * drill's clock), "t_ms", "want", "max_requeues" (with "want"), "ok"} | null,
  * "timeline": [{"t_ms", "node" | "job", "state", "reason"}]}. A reason goes into problems for
- * each miss; returns 1 when one is not ok, else 0.
+ * each miss; returns 1 when one is not ok, else 0. end_ms is when the drill ended: the job is
+ * judged by what polls saw up to then (the drill's own stop of its job comes after).
  */
 int sched_eval(const json_t *events, const struct sc_expect *x, const struct ev_fault *faults,
 	       unsigned int nr_faults, double end_ms, json_t **out, json_t *problems);

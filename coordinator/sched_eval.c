@@ -145,9 +145,39 @@ const char *sched_job_state_wanted(const char *job)
 	return !strcmp(job, "completed") ? "COMPLETED" : "RUNNING";
 }
 
-/* The followed job: its last state, its requeues, against expect.scheduler.job. */
-static int sched_eval_job(const json_t *events, const struct sc_expect *x, json_t *out,
-			  json_t *problems)
+/*
+ * The job's states as polls saw them up to end_ms, for a sentence: "RUNNING on node-a,node-b at
+ * -0.6 s, PENDING at +56.3 s" (the last SCHED_JOB_SEEN of them).
+ */
+#define SCHED_JOB_SEEN 6
+static void sched_job_seen(const json_t *events, double end_ms, char *buf, size_t len)
+{
+	const json_t *e, *seen[SCHED_JOB_SEEN];
+	size_t i, n = 0, k, off = 0;
+
+	json_array_foreach(events, i, e)
+		if (sched_is(e, "scheduler_job", NULL) && sched_t(e) <= end_ms)
+			seen[n++ % SCHED_JOB_SEEN] = e;
+	buf[0] = '\0';
+	for (k = n > SCHED_JOB_SEEN ? n - SCHED_JOB_SEEN : 0; k < n && off < len; k++) {
+		const char *nodes;
+
+		e = seen[k % SCHED_JOB_SEEN];
+		nodes = json_string_value(json_object_get(e, "nodes")) ?: "";
+		off += (size_t)snprintf(buf + off, len - off, "%s%s%s%s at %+.1f s",
+					k && off ? ", " : "",
+					json_string_value(json_object_get(e, "state")) ?: "?",
+					*nodes ? " on " : "", nodes, sched_t(e) / 1000.0);
+	}
+}
+
+/*
+ * The followed job: its state when the drill ended (end_ms: the drill's own stop of its
+ * workloads and its scancel come after, and are not the job's outcome), its requeues, against
+ * expect.scheduler.job.
+ */
+static int sched_eval_job(const json_t *events, const struct sc_expect *x, double end_ms,
+			  json_t *out, json_t *problems)
 {
 	const json_t *e, *last = NULL;
 	json_t *job, *requeued_ms = json_array();
@@ -157,7 +187,7 @@ static int sched_eval_job(const json_t *events, const struct sc_expect *x, json_
 	size_t i;
 
 	json_array_foreach(events, i, e) {
-		if (!sched_is(e, "scheduler_job", NULL))
+		if (!sched_is(e, "scheduler_job", NULL) || sched_t(e) > end_ms)
 			continue;
 		last = e;
 		if (json_integer_value(json_object_get(e, "restarts")) > requeues) {
@@ -189,13 +219,24 @@ static int sched_eval_job(const json_t *events, const struct sc_expect *x, json_
 			    problems, json_string("scheduler: the followed job was never seen "
 						  "in Slurm's queue"));
 		} else if (strcmp(state, want)) {
+			const char *why = json_string_value(json_object_get(last, "reason")) ?: "";
+			const char *code = json_string_value(json_object_get(last, "exit_code"));
+			char seen[400];
+
 			ok = false;
+			if (!strcmp(why, "None"))
+				why = "";
+			sched_job_seen(events, end_ms, seen, sizeof(seen));
 			json_array_append_new(
 			    problems,
-			    json_sprintf("scheduler: job %s (%s) ended the drill %s, not %s",
-					 json_string_value(json_object_get(last, "job_id")),
-					 json_string_value(json_object_get(last, "name")), state,
-					 want));
+			    json_sprintf(
+				"scheduler: job %s (%s) ended the drill %s%s%s%s%s, not %s "
+				"(seen: %s)",
+				json_string_value(json_object_get(last, "job_id")),
+				json_string_value(json_object_get(last, "name")), state,
+				*why ? ", reason " : "", why,
+				code && strcmp(code, "0:0") ? ", exit code " : "",
+				code && strcmp(code, "0:0") ? code : "", want, seen));
 		} else if (requeues > (long long)x->sched_max_requeues) {
 			ok = false;
 			json_array_append_new(
@@ -265,6 +306,6 @@ int sched_eval(const json_t *events, const struct sc_expect *x, const struct ev_
 			sched_t(e) / 1000.0));
 		bad = 1;
 	}
-	bad |= sched_eval_job(events, x, *out, problems);
+	bad |= sched_eval_job(events, x, end_ms, *out, problems);
 	return bad;
 }

@@ -155,7 +155,7 @@ static void test_observe(void **state)
 #define JOB_LINE(id, name, state, restarts, nodes)                                                 \
 	"JobId=" id " JobName=" name " UserId=root(0) GroupId=root(0) Priority=1 Nice=0 "          \
 	"JobState=" state " Reason=None Dependency=(null) Requeue=1 Restarts=" restarts            \
-	" BatchFlag=1 RunTime=00:00:05 NodeList=" nodes " BatchHost=node-a\n"
+	" BatchFlag=1 RunTime=00:00:05 ExitCode=0:0 NodeList=" nodes " BatchHost=node-a\n"
 
 static void test_observe_job(void **state)
 {
@@ -170,6 +170,7 @@ static void test_observe_job(void **state)
 	e = json_array_get(out, 0);
 	assert_string_equal(json_string_value(json_object_get(e, "job_id")), "8");
 	assert_string_equal(json_string_value(json_object_get(e, "nodes")), "node-[a-c]");
+	assert_string_equal(json_string_value(json_object_get(e, "exit_code")), "0:0");
 	json_array_clear(out);
 	sched_observe(st, nm, "allreduce", NULL,
 		      JOB_LINE("8", "allreduce", "PENDING", "1", "node-a"), 10, 20, out);
@@ -187,6 +188,27 @@ static json_t *ev(const char *kind, const char *node, double t, const char *stat
 			 "after_ms", t - 1000, "state", state, "reason", "why");
 }
 
+/* A scheduler_job event as the watcher records it (nodes may be NULL). */
+static json_t *job_ev(double t, const char *id, const char *name, int restarts, const char *state,
+		      const char *nodes)
+{
+	return json_pack("{s:s,s:s,s:f,s:s,s:s,s:i,s:s,s:s?}", "kind", "scheduler_job", "node",
+			 "scheduler", "t_ms", t, "job_id", id, "name", name, "restarts", restarts,
+			 "state", state, "nodes", nodes);
+}
+
+/* sched_eval() fails, and its first problem is want. */
+static void expect_problem(const json_t *evs, const struct sc_expect *x, const struct ev_fault *f,
+			   double end_ms, const char *want)
+{
+	json_t *out, *probs = json_array();
+
+	assert_int_equal(sched_eval(evs, x, f, 1, end_ms, &out, probs), 1);
+	assert_string_equal(json_string_value(json_array_get(probs, 0)), want);
+	json_decref(out);
+	json_decref(probs);
+}
+
 static void test_eval(void **state)
 {
 	struct sc_fault decl = {.name = "rail0-down"};
@@ -196,7 +218,7 @@ static void test_eval(void **state)
 			     .reverted_ms = 20000,
 			     .next_injected_ms = 0}; /* 0: not known yet, as during the drill */
 	struct sc_expect x = {.sched_drained_within_ms = 5000, .sched_resumed_within_ms = 10000};
-	json_t *evs = json_array(), *out, *probs = json_array(), *row;
+	json_t *evs = json_array(), *out, *probs = json_array(), *row, *e;
 
 	json_array_append_new(evs, ev("scheduler_drain", "node-b", 13000, "IDLE+DRAIN"));
 	json_array_append_new(evs, ev("scheduler_resume", "node-b", 25000, "IDLE"));
@@ -230,31 +252,20 @@ static void test_eval(void **state)
 
 	/* never drained */
 	json_array_clear(evs);
-	assert_int_equal(sched_eval(evs, &x, &f, 1, 40000, &out, probs), 1);
-	assert_string_equal(json_string_value(json_array_get(probs, 0)),
-			    "scheduler: rail0-down: Slurm never took node-b out of service (no "
-			    "drain, down or not responding in the 30 s after the inject); "
-			    "drained_within is 2 s");
-	json_decref(out);
-	json_array_clear(probs);
+	expect_problem(evs, &x, &f, 40000,
+		       "scheduler: rail0-down: Slurm never took node-b out of service (no "
+		       "drain, down or not responding in the 30 s after the inject); "
+		       "drained_within is 2 s");
 
 	/* the job: completed wanted, still running; then completed after one requeue */
 	snprintf(x.sched_job, sizeof(x.sched_job), "completed");
 	x.sched_drained_within_ms = x.sched_resumed_within_ms = 0;
 	x.sched_max_requeues = 1;
-	json_array_append_new(evs,
-			      json_pack("{s:s,s:s,s:f,s:s,s:s,s:i,s:s}", "kind", "scheduler_job",
-					"node", "scheduler", "t_ms", 1.0, "job_id", "8", "name",
-					"allreduce", "restarts", 1, "state", "RUNNING"));
-	assert_int_equal(sched_eval(evs, &x, &f, 1, 40000, &out, probs), 1);
-	assert_string_equal(json_string_value(json_array_get(probs, 0)),
-			    "scheduler: job 8 (allreduce) ended the drill RUNNING, not COMPLETED");
-	json_decref(out);
-	json_array_clear(probs);
-	json_array_append_new(evs,
-			      json_pack("{s:s,s:s,s:f,s:s,s:s,s:i,s:s}", "kind", "scheduler_job",
-					"node", "scheduler", "t_ms", 2.0, "job_id", "8", "name",
-					"allreduce", "restarts", 1, "state", "COMPLETED"));
+	json_array_append_new(evs, job_ev(1.0, "8", "allreduce", 1, "RUNNING", NULL));
+	expect_problem(evs, &x, &f, 40000,
+		       "scheduler: job 8 (allreduce) ended the drill RUNNING, not COMPLETED "
+		       "(seen: RUNNING at +0.0 s)");
+	json_array_append_new(evs, job_ev(2.0, "8", "allreduce", 1, "COMPLETED", NULL));
 	assert_int_equal(sched_eval(evs, &x, &f, 1, 40000, &out, probs), 0);
 	assert_int_equal(
 	    json_integer_value(json_object_get(json_object_get(out, "job"), "requeues")), 1);
@@ -264,6 +275,26 @@ static void test_eval(void **state)
 	assert_true(json_number_value(json_array_get(
 			json_object_get(json_object_get(out, "job"), "requeued_ms"), 0)) == 1.0);
 	json_decref(out);
+	json_array_clear(probs);
+
+	/* running wanted: the drill's own stop of the job (after end_ms) is not its outcome */
+	snprintf(x.sched_job, sizeof(x.sched_job), "running");
+	x.sched_max_requeues = 0;
+	json_array_clear(evs);
+	json_array_append_new(evs, job_ev(-600.0, "9", "canary", 0, "RUNNING", "node-a,node-b"));
+	e = job_ev(41000.0, "9", "canary", 0, "COMPLETING", "node-a,node-b");
+	json_object_set_new(e, "reason", json_string("NonZeroExitCode"));
+	json_object_set_new(e, "exit_code", json_string("0:2"));
+	json_array_append_new(evs, e);
+	assert_int_equal(sched_eval(evs, &x, &f, 1, 40000, &out, probs), 0);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(out, "job"), "state")), "RUNNING");
+	json_decref(out);
+	/* ... but a job that ended by itself before the drill's end fails it, with Slurm's why */
+	expect_problem(evs, &x, &f, 42000,
+		       "scheduler: job 9 (canary) ended the drill COMPLETING, reason "
+		       "NonZeroExitCode, exit code 0:2, not RUNNING (seen: RUNNING on "
+		       "node-a,node-b at -0.6 s, COMPLETING on node-a,node-b at +41.0 s)");
 	json_decref(evs);
 	json_decref(probs);
 }
