@@ -241,7 +241,7 @@ static void test_link_down_file(void **state)
 	assert_true(sc.expect.isolation_set);
 	assert_int_equal(sc.expect.isolation_within_ms, 10000);
 	assert_int_equal(sc.expect.recovery_within_ms, 15000);
-	assert_true(sc.expect.recovery_ratio == 0.7);
+	assert_true(sc.expect.recovery_ratio == 0.5);
 	assert_int_equal(sc.expect.recovery_sustain_ms, 2000);
 	assert_int_equal(sc.expect.max_lost, 0);
 	assert_int_equal(sc.expect.max_corrupted, 0);
