@@ -748,14 +748,53 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 			 (int)j->max_restarts);
 }
 
+/*
+ * The job's output lines that matched its error patterns (workload error events from the job),
+ * the DJ_MAX_ERROR_LINES earliest in drill time, for the report; *total counts them all.
+ */
+#define DJ_MAX_ERROR_LINES 20
+static json_t *dj_error_lines(const struct drill *d, size_t *total)
+{
+	json_t *lines = json_array(), *line;
+	const json_t *e;
+	double t;
+	size_t i, k;
+
+	*total = 0;
+	json_array_foreach(d->fl.events, i, e) {
+		if (strcmp(json_string_value(json_object_get(e, "kind")) ?: "", "workload") ||
+		    strcmp(json_string_value(json_object_get(e, "type")) ?: "", "error") ||
+		    strcmp(json_string_value(json_object_get(e, "source")) ?: "", "job"))
+			continue;
+		(*total)++;
+		t = json_number_value(json_object_get(e, "t_ms"));
+		for (k = json_array_size(lines);
+		     k &&
+		     json_number_value(json_object_get(json_array_get(lines, k - 1), "t_ms")) > t;
+		     k--)
+			;
+		if (k >= DJ_MAX_ERROR_LINES)
+			continue;
+		line = json_pack("{s:f, s:O?, s:O?}", "t_ms", t, "node", json_object_get(e, "node"),
+				 "text", json_object_get(e, "text"));
+		json_array_insert_new(lines, k, line);
+		if (json_array_size(lines) > DJ_MAX_ERROR_LINES)
+			json_array_remove(lines, DJ_MAX_ERROR_LINES);
+	}
+	return lines;
+}
+
 void drill_job_judge(struct drill *d, json_t *problems)
 {
 	const struct sc_job *j = d->sc.workload.job;
-	json_t *ranks = json_array(), *paths = json_array();
+	json_t *ranks, *paths, *lines;
 	unsigned int i;
+	size_t nr_lines;
 
 	if (!j)
 		return;
+	ranks = json_array();
+	paths = json_array();
 	for (i = 0; i < j->nr_ranks; i++) {
 		json_t *cmd = json_array_get(d->job.commands, i);
 		bool stopped =
@@ -777,6 +816,9 @@ void drill_job_judge(struct drill *d, json_t *problems)
 				  "restarts", d->job.restarts ? d->job.restarts : json_null());
 	if (d->job.start_failures)
 		json_object_set(d->job.report, "start_failures", d->job.start_failures);
+	lines = dj_error_lines(d, &nr_lines);
+	json_object_set_new(d->job.report, "error_lines", lines);
+	json_object_set_new(d->job.report, "error_lines_total", json_integer((json_int_t)nr_lines));
 }
 
 /* The path at the drill's end: asked before the ranks are stopped. */

@@ -204,6 +204,68 @@ static void job_start_failures(FILE *f, const json_t *fails, const struct rw_mar
 	fputs(m->table_end, f);
 }
 
+/*
+ * Where an error line fell against the drill's faults: "during qp-error" (every fault in force
+ * then), "2.1 s after link-down was reverted" (the last one reverted before it), or "before
+ * any fault".
+ */
+static const char *job_line_when(const json_t *r, double t, char *buf, size_t len)
+{
+	const json_t *f, *last = NULL;
+	double from, to, last_to = 0;
+	size_t i, n = 0, off;
+
+	off = (size_t)snprintf(buf, len, "during");
+	json_array_foreach(ru_get(r, "faults"), i, f) {
+		if (!ru_num(f, "injected_ms", &from) || t < from)
+			continue;
+		if (!ru_num(f, "reverted_ms", &to) || t <= to) {
+			if (off < len)
+				off += (size_t)snprintf(buf + off, len - off, "%s %s",
+							n++ ? "," : "", ru_str(f, "id") ?: "?");
+		} else if (!last || to > last_to) {
+			last = f;
+			last_to = to;
+		}
+	}
+	if (!n && last)
+		snprintf(buf, len, "%.1f s after %s was reverted", (t - last_to) / 1000.0,
+			 ru_str(last, "id") ?: "?");
+	else if (!n)
+		snprintf(buf, len, "before any fault");
+	return buf;
+}
+
+/* The job's output lines that matched its error patterns, next to the faults. */
+static void job_error_lines(FILE *f, const json_t *r, const json_t *job, const struct rw_markup *m)
+{
+	const json_t *lines = ru_get(job, "error_lines"), *x;
+	char b[32], when[160], intro[200];
+	double total, t;
+	size_t i;
+
+	if (!json_array_size(lines))
+		return;
+	if (!ru_num(job, "error_lines_total", &total) || total < (double)json_array_size(lines))
+		total = (double)json_array_size(lines);
+	snprintf(intro, sizeof(intro),
+		 "%.0f line%s of the job's output matched its error patterns (errors:)%s:", total,
+		 total == 1 ? "" : "s",
+		 total > (double)json_array_size(lines) ? "; the first ones" : "");
+	rw_para(f, m, intro);
+	rw_table(f, m, "job-errors", "At", "Node", "Line", "Against the faults", NULL);
+	json_array_foreach(lines, i, x) {
+		fputs(m->row.on, f);
+		rw_td_fmt(f, m, "num", "%s", job_secs(x, "t_ms", b, sizeof(b)));
+		rw_td(f, m, NULL, ru_str(x, "node"));
+		rw_td(f, m, NULL, ru_str(x, "text"));
+		rw_td(f, m, NULL,
+		      ru_num(x, "t_ms", &t) ? job_line_when(r, t, when, sizeof(when)) : RU_DASH);
+		fputs(m->row.off, f);
+	}
+	fputs(m->table_end, f);
+}
+
 /* Nothing at all unless a job was the workload (docs/SCENARIOS.md, "Jobs"). */
 void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 {
@@ -214,9 +276,11 @@ void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 	if (!json_is_object(job))
 		return;
 	m->section(f, "job", "Job");
-	fputs(json_is_true(ru_get(job, "outcome.ok")) ? m->para.on : m->bad_para.on, f);
-	m->prose.put(f, ru_str(job, "outcome.sentence"));
-	fputs(json_is_true(ru_get(job, "outcome.ok")) ? m->para.off : m->bad_para.off, f);
+	if (ru_str(job, "outcome.sentence")) {
+		fputs(json_is_true(ru_get(job, "outcome.ok")) ? m->para.on : m->bad_para.on, f);
+		m->prose.put(f, ru_str(job, "outcome.sentence"));
+		fputs(json_is_true(ru_get(job, "outcome.ok")) ? m->para.off : m->bad_para.off, f);
+	}
 	rw_table(f, m, "job-ranks", "Rank", "Node", "Command", "Exit", NULL);
 	json_array_foreach(ru_get(job, "ranks"), i, x) {
 		fputs(m->row.on, f);
@@ -239,6 +303,7 @@ void rw_job(FILE *f, const json_t *r, const struct rw_markup *m)
 	fputs(m->table_end, f);
 	job_start_failures(f, ru_get(job, "start_failures"), m);
 	job_restarts(f, ru_get(job, "restarts"), m);
+	job_error_lines(f, r, job, m);
 	rw_para(f, m,
 		"The RDMA path, per node: the job's QPs connected at the baseline's end, its RDMA "
 		"traffic in the baseline and its bytes over TCP towards the other ranks (job_path, "

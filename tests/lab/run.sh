@@ -278,12 +278,17 @@ drill() {
 		result "drill-$name" 1
 		return
 	fi
-	# A check starting "events:" runs on events.jsonl slurped into one array.
+	# A check starting "events:" runs on events.jsonl slurped into one array; one starting "md:"
+	# is an extended regular expression a line of report.md must match.
 	local check ok=0
 	for check in "$@"; do
 		if [[ $check == events:* ]]; then
 			jq -se "${check#events:}" "$out/$name/events.jsonl" >/dev/null && continue
 			echo "drill $name: events.jsonl check failed: ${check#events:}"
+			ok=1
+		elif [[ $check == md:* ]]; then
+			grep -qE -- "${check#md:}" "$out/$name/report.md" && continue
+			echo "drill $name: report.md check failed: ${check#md:}"
 			ok=1
 		elif ! jq -e "$check" "$out/$name/report.json" >/dev/null; then
 			echo "drill $name: report.json check failed: $check"
@@ -594,6 +599,8 @@ job_drills() {
 	# The same perftest dies of a QP error (qp_error's transport mechanism drops RoCE on node-b's
 	# rail 0, the client's QP exhausts its retries): detected by its error line, and with no
 	# restart to give the drill fails (exit 1) on the job's exit and the recovery it cannot show.
+	# The report lists the error line next to the fault it fell in.
+	# shellcheck disable=SC2016 # $inj is jq's variable
 	drill job-qp-error scenarios/job-qp-error.yaml 1 \
 		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
 		'.verdict == "fail" and .faults[0].detection.ok and .faults[0].detection.signal == "workload_error"' \
@@ -601,7 +608,9 @@ job_drills() {
 		'all(.reasons[]; test("job: rank 1 on node-a exited \\(status [1-9]|recovery not seen"))' \
 		'any(.reasons[]; test("job: rank 1 on node-a exited"))' \
 		'all(.job.rdma_path[]; .verdict == "verified")' \
-		'events:any(.[]; .kind == "workload" and .type == "job_exit" and .node == "node-a" and .rank == 1 and .exit_status != 0)'
+		'events:any(.[]; .kind == "workload" and .type == "job_exit" and .node == "node-a" and .rank == 1 and .exit_status != 0)' \
+		'.faults[0].injected_ms as $inj | .job.error_lines_total >= (.job.error_lines | length) and any(.job.error_lines[]; .node == "node-a" and .t_ms >= $inj)' \
+		'md:^\| [0-9.]+ s \| node-a \| .*[Cc]ompletion with error.* \| during roce-drop \|$'
 	left_behind job-qp-error node-a node-b
 
 	# The same job forced onto TCP: it runs fine, and the RDMA-path check fails it (exit 1).

@@ -348,6 +348,28 @@ static void test_empty_report(void **state)
 	json_decref(r);
 }
 
+/* report.md of report r, written into the test's folder; the caller frees it. */
+static char *md_of_json(const struct tmpdir *t, const json_t *r)
+{
+	char mdp[512];
+
+	write_all(t->path, r, mdp, sizeof(mdp));
+	return slurp(mdp);
+}
+
+/* The same of the report in text. */
+static char *md_of(const struct tmpdir *t, const char *text)
+{
+	json_error_t jerr;
+	json_t *r = json_loads(text, 0, &jerr);
+	char *md;
+
+	assert_non_null(r);
+	md = md_of_json(t, r);
+	json_decref(r);
+	return md;
+}
+
 static void test_nulls_everywhere(void **state)
 {
 	static const char text[] =
@@ -365,14 +387,8 @@ static void test_nulls_everywhere(void **state)
 	    " \"anomalies\": [{}, null],"
 	    " \"cleanup\": {\"verified\": false, \"actions\": [\"ip link set rail0 up\", {}]},"
 	    " \"events\": null}";
-	struct tmpdir *t = *state;
-	json_error_t jerr;
-	json_t *r = json_loads(text, 0, &jerr);
-	char mdp[512], *md;
+	char *md = md_of(*state, text);
 
-	assert_non_null(r);
-	write_all(t->path, r, mdp, sizeof(mdp));
-	md = slurp(mdp);
 	has_line(md, "# Drill report: x — CLEANUP_FAILED 🚨");
 	has_line(md, "**Verdict: cleanup_failed** (exit code 3): cleanup was not verified: check "
 		     "the nodes by hand (see Cleanup) (and 1 more, see Reasons).");
@@ -407,7 +423,6 @@ static void test_nulls_everywhere(void **state)
 	has_line(md, "| — | — | ip link set rail0 up | — |");
 	has_line(md, "- ?");
 	free(md);
-	json_decref(r);
 }
 
 static void test_events_jsonl(void **state)
@@ -455,14 +470,8 @@ static void test_safety_section(void **state)
 	    "\"throughput below 10% of baseline for 3.0 s\", \"tripped\": true, \"tripped_ms\": "
 	    "13200.0, \"why\": \"too slow\"}], \"aborted_by\": 0, \"renewals\": {\"sent\": 8, "
 	    "\"failed\": 1}}}";
-	struct tmpdir *t = *state;
-	json_error_t jerr;
-	json_t *r = json_loads(text, 0, &jerr);
-	char mdp[512], *md;
+	char *md = md_of(*state, text);
 
-	assert_non_null(r);
-	write_all(t->path, r, mdp, sizeof(mdp));
-	md = slurp(mdp);
 	has_line(md, "- Each fault was leased for 5.0 s (renewals sent 8, failed 1): an agent that "
 		     "stops hearing from the coordinator reverts it.");
 	has_line(md,
@@ -472,7 +481,36 @@ static void test_safety_section(void **state)
 		 "- Guard 0: abort on throughput below 10% of baseline for 3.0 s: **tripped** at "
 		 "13.2 s: too slow");
 	free(md);
-	json_decref(r);
+}
+
+/* The job's error lines, each against the faults: in one, after a revert, before any. */
+static void test_job_error_lines(void **state)
+{
+	static const char text[] =
+	    "{\"schema\": \"rdmachaos.report/v1\", \"verdict\": \"fail\", \"faults\": ["
+	    "{\"id\": \"a\", \"injected_ms\": 10000, \"reverted_ms\": 20000},"
+	    "{\"id\": \"b\", \"injected_ms\": 15000, \"reverted_ms\": null}],"
+	    "\"job\": {\"ranks\": [], \"outcome\": {\"want\": \"any\", \"ok\": true, "
+	    "\"sentence\": \"met\"}, \"rdma_path\": [], \"evidence\": null, \"error_lines\": ["
+	    "{\"t_ms\": 5000, \"node\": \"node-a\", \"text\": \"IBV_WC_RETRY_EXC_ERR | x\"},"
+	    "{\"t_ms\": 16000, \"node\": \"node-b\", \"text\": \"retry count exceeded\"},"
+	    "{\"t_ms\": 12500, \"node\": \"node-a\", \"text\": \"late\"}],"
+	    "\"error_lines_total\": 40}}";
+	static const char after[] =
+	    "{\"schema\": \"rdmachaos.report/v1\", \"faults\": [{\"id\": \"a\", "
+	    "\"injected_ms\": 10000, \"reverted_ms\": 20000}], \"job\": {\"error_lines\": ["
+	    "{\"t_ms\": 22100, \"node\": \"node-a\", \"text\": \"lost\"}]}}";
+	char *md = md_of(*state, text);
+
+	has_line(md, "40 lines of the job's output matched its error patterns (errors:); the first "
+		     "ones:");
+	has_line(md, "| 5.0 s | node-a | IBV_WC_RETRY_EXC_ERR \\| x | before any fault |");
+	has_line(md, "| 16.0 s | node-b | retry count exceeded | during a, b |");
+	has_line(md, "| 12.5 s | node-a | late | during a |");
+	free(md);
+	md = md_of(*state, after);
+	has_line(md, "| 22.1 s | node-a | lost | 2.1 s after a was reverted |");
+	free(md);
 }
 
 /*
@@ -501,14 +539,12 @@ static void test_stored_judgements_and_trials(void **state)
 	    "\"count\": 3, \"min_gap_ms\": 5000, \"max_gap_ms\": 15000, \"at_ms\": [20000, 41000, "
 	    "60000]}, {\"fault\": \"f1\", \"kind\": \"repeat\", \"count\": 2, \"every_ms\": 30000, "
 	    "\"at_ms\": [10000, 40000]}]}}";
-	struct tmpdir *t = *state;
 	json_error_t jerr;
 	json_t *r = json_loads(text, 0, &jerr);
-	char mdp[512], *md;
+	char *md;
 
 	assert_non_null(r);
-	write_all(t->path, r, mdp, sizeof(mdp));
-	md = slurp(mdp);
+	md = md_of_json(*state, r);
 	has_line(md, "**Readiness: needs work** (needs_work). Stored rule.");
 	has_line(md, "2 action items: see Action items.");
 	has_line(md, "| 1 | f0 | do X | Y \\| Z | fabric-oncall |");
@@ -533,8 +569,7 @@ static void test_stored_judgements_and_trials(void **state)
 	json_object_set_new(r, "readiness", json_pack("{s:s}", "category", "ready"));
 	json_object_del(r, "trials");
 	json_object_del(r, "schedule");
-	write_all(t->path, r, mdp, sizeof(mdp));
-	md = slurp(mdp);
+	md = md_of_json(*state, r);
 	has_line(md, "No action items.");
 	has_line(md, "None: nothing in this drill calls for work.");
 	has_line(md, "**Readiness: ready to roll out** (ready). The verdict is pass, cleanup was "
@@ -552,6 +587,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_nulls_everywhere, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events_jsonl, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_safety_section, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_job_error_lines, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_stored_judgements_and_trials, setup, teardown),
 	    cmocka_unit_test(test_write_errors),
 	};
