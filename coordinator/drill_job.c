@@ -347,10 +347,12 @@ void drill_job_stop_rank(struct drill *d, struct drill_flow *f, unsigned int i)
 
 	if (!d->job.started[i] || !a || !a->connected)
 		return;
-	req = json_pack("{s:s, s:s, s:i}", "op", "workload_stop", "wl_id", f->wl_id, "timeout_ms",
-			5000);
+	/* the agent answers once the rank has exited: SIGKILL at the grace's end, at the latest */
+	req = json_pack("{s:s, s:s, s:I}", "op", "workload_stop", "wl_id", f->wl_id, "timeout_ms",
+			(json_int_t)f->w->job->stop_grace_ms);
 	d->job.stopping[i] = true;
-	if (fleet_call(&d->fl, a, req, DRILL_CALL_MS, &res, err, sizeof(err)))
+	if (fleet_call(&d->fl, a, req, (int)f->w->job->stop_grace_ms + DRILL_CALL_MS, &res, err,
+		       sizeof(err)))
 		drill_reason(d, false, "stopping job rank %u on %s: %s", i, node, err);
 	d->job.stopping[i] = false;
 	json_decref(req);
@@ -552,8 +554,37 @@ static void dj_bytes(uint64_t n, char *buf, size_t len)
 		snprintf(buf, len, "%.*f %s", v < 10 ? 1 : 0, v, unit[u]);
 }
 
-/* Packets (or bytes, bytes winning) over the node's RDMA ports in a job_path result. */
-static void dj_ports(const json_t *result, double *pkts, double *bytes, bool *has_bytes)
+/* The QP is connected: RTS sends, RTR only receives (the target of RDMA writes stays there). */
+static bool dj_qp_connected(const json_t *q)
+{
+	const char *st = json_string_value(json_object_get(q, "state")) ?: "";
+
+	return !strcmp(st, "RTS") || !strcmp(st, "RTR");
+}
+
+/* Port p (a job_path result's "ports" entry) holds one of the connected QPs in qps. */
+static bool dj_port_of_job(const json_t *p, const json_t *qps)
+{
+	const json_t *q;
+	size_t k;
+
+	json_array_foreach(qps, k, q)
+		if (dj_qp_connected(q) &&
+		    !strcmp(json_string_value(json_object_get(q, "device")) ?: "",
+			    json_string_value(json_object_get(p, "device")) ?: "-") &&
+		    json_integer_value(json_object_get(q, "port")) ==
+			json_integer_value(json_object_get(p, "port")))
+			return true;
+	return false;
+}
+
+/*
+ * Packets (or bytes, bytes winning) in a job_path result over the RDMA ports that hold the
+ * job's connected QPs in qps: another port's traffic (another job's, the drill's own stream)
+ * is not the job's.
+ */
+static void dj_ports(const json_t *result, const json_t *qps, double *pkts, double *bytes,
+		     bool *has_bytes)
 {
 	const json_t *p;
 	size_t i;
@@ -561,6 +592,8 @@ static void dj_ports(const json_t *result, double *pkts, double *bytes, bool *ha
 	*pkts = *bytes = 0;
 	*has_bytes = false;
 	json_array_foreach(json_object_get(result, "ports"), i, p) {
+		if (!dj_port_of_job(p, qps))
+			continue;
 		*pkts += json_number_value(json_object_get(p, "tx_pkts")) +
 			 json_number_value(json_object_get(p, "rx_pkts"));
 		if (json_object_get(p, "tx_bytes")) {
@@ -623,10 +656,8 @@ static json_t *dj_judge_path(struct drill *d, unsigned int ni, json_t *problems)
 		verdict = "unknown";
 		goto out;
 	}
-	/* connected: RTS sends, RTR only receives (the target of RDMA writes stays there) */
 	json_array_foreach(json_object_get(res1, "qps"), k, q)
-		if (!strcmp(json_string_value(json_object_get(q, "state")) ?: "", "RTS") ||
-		    !strcmp(json_string_value(json_object_get(q, "state")) ?: "", "RTR")) {
+		if (dj_qp_connected(q)) {
 			const char *dev = json_string_value(json_object_get(q, "device")) ?: "?";
 
 			rts++;
@@ -634,8 +665,9 @@ static json_t *dj_judge_path(struct drill *d, unsigned int ni, json_t *problems)
 				snprintf(devs + strlen(devs), sizeof(devs) - strlen(devs), "%s%s",
 					 devs[0] ? "/" : "", dev);
 		}
-	dj_ports(json_object_get(r0, "result"), &p0, &b0, &hb0);
-	dj_ports(res1, &p1, &b1, &hb1);
+	/* both looks over the ports the job's QPs were on at the baseline's end */
+	dj_ports(json_object_get(r0, "result"), json_object_get(res1, "qps"), &p0, &b0, &hb0);
+	dj_ports(res1, json_object_get(res1, "qps"), &p1, &b1, &hb1);
 	/*
 	 * A socket's counts only grow, so the largest of the looks is the least the job sent over
 	 * TCP; the last alone says 0 for a job that died before the drill's end (ci67: job-mpi's

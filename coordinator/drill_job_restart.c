@@ -9,7 +9,8 @@
  *
  * The drill's loop must keep renewing leases and reverting faults meanwhile, so a restart never
  * blocks on a ready line: drill_job_restart_tick() takes one step a call and returns. The stops
- * and starts are agent calls (a workload_stop answers once the process is gone, within its 5 s).
+ * and starts are agent calls (a workload_stop answers once the process is gone, within the job's
+ * stop_grace).
  */
 #include <errno.h>
 #include <regex.h>

@@ -8,7 +8,10 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "common/slurm.h"
+#include "common/units.h"
 #include "coordinator/drill_priv.h"
 #include "coordinator/progress.h"
 #include "coordinator/sched.h"
@@ -34,6 +37,67 @@ static int drill_sched_submit(struct drill *d)
 	d->sched_job_id[n] = '\0';
 	prog_event("rdmachaos: submitted Slurm job %s (%s); it is cancelled at the drill's end",
 		   d->sched_job_id, cfg->job);
+	return 0;
+}
+
+/*
+ * The drill's own job must be running before the workload starts: one still pending when the
+ * faults come (the previous drill's job still holding its nodes, say) is not the drill that was
+ * declared. Slurm is asked once a second for up to DRILL_SCHED_START_MS; past it, or when the
+ * job ended first, the drill ends inconclusive, naming the job's state and Slurm's reason.
+ */
+#define DRILL_SCHED_START_MS 120000
+static int drill_sched_await_running(struct drill *d)
+{
+	const char *pre[] = {"--oneliner", "show", "job", d->sched_job_id, NULL};
+	const struct timespec second = {1, 0};
+	char out[4096], err[600] = "", state[64] = "", reason[128] = "";
+	uint64_t t0 = rc_now_ns();
+	bool said = false;
+
+	for (;;) {
+		if (!sched_run_tool(&d->sc.scheduler, d->sched_conf, "scontrol", pre, NULL, out,
+				    sizeof(out), err, sizeof(err))) {
+			slurm_field(out, strlen(out), "JobState", state, sizeof(state));
+			slurm_field(out, strlen(out), "Reason", reason, sizeof(reason));
+			if (!strcmp(reason, "None"))
+				reason[0] = '\0';
+			if (!strcmp(state, "RUNNING"))
+				break;
+			if (strcmp(state, "PENDING") && strcmp(state, "CONFIGURING")) {
+				drill_reason(d, true,
+					     "scheduler: the drill's job %s (%s) ended before the "
+					     "drill began: %s, reason %s",
+					     d->sched_job_id, d->sc.scheduler.job, state,
+					     reason[0] ? reason : "none given");
+				return -ECANCELED;
+			}
+		}
+		if (drill_stop_requested)
+			return -EINTR;
+		if (rc_now_ns() - t0 > DRILL_SCHED_START_MS * RC_NSEC_PER_MSEC) {
+			drill_reason(
+			    d, true,
+			    "scheduler: the drill's job %s (%s) was not running %d s after "
+			    "its submission (%s, reason %s): its faults would not have met "
+			    "it",
+			    d->sched_job_id, d->sc.scheduler.job, DRILL_SCHED_START_MS / 1000,
+			    state[0] ? state : "unknown",
+			    reason[0] ? reason
+			    : err[0]  ? err
+				      : "none given");
+			return -ETIMEDOUT;
+		}
+		if (!said)
+			prog_event("rdmachaos: waiting for Slurm job %s to start (%s, reason %s)",
+				   d->sched_job_id, state[0] ? state : "unknown",
+				   reason[0] ? reason : "none given");
+		said = true;
+		nanosleep(&second, NULL);
+	}
+	if (said)
+		prog_event("rdmachaos: Slurm job %s running after %.1f s", d->sched_job_id,
+			   (double)(rc_now_ns() - t0) / 1e9);
 	return 0;
 }
 
@@ -84,7 +148,12 @@ int drill_sched_start(struct drill *d)
 	snprintf(d->sched_conf, sizeof(d->sched_conf), "%s", conf ?: "");
 	prog_event("rdmachaos: watching Slurm (%s every %.1f s%s%s)", cfg->scontrol,
 		   (double)cfg->every_ms / 1000.0, conf ? ", SLURM_CONF=" : "", conf ?: "");
-	return cfg->submit ? drill_sched_submit(d) : 0;
+	if (!cfg->submit)
+		return 0;
+	ret = drill_sched_submit(d);
+	if (!ret && (ret = drill_sched_await_running(d)))
+		drill_sched_cleanup(d); /* the drill ends here: its job with it */
+	return ret;
 }
 
 void drill_sched_take(struct drill *d)

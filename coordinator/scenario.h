@@ -38,6 +38,9 @@ enum sc_op { SC_OP_WRITE, SC_OP_SEND };
 #define SC_JOB_REGEX_LEN 256
 #define SC_JOB_READY_MS 120000 /* ready_within's default: an MPI job starts in ~25 s in the lab */
 #define SC_JOB_READY_MAX_MS 1800000
+/* stop_grace: from the drill's SIGINT to a rank to the agent's SIGKILL; default and most */
+#define SC_JOB_STOP_GRACE_MS 5000
+#define SC_JOB_STOP_GRACE_MAX_MS 120000
 #define SC_JOB_MAX_RESTARTS 16
 #define SC_JOB_MAX_START_TRIES 5
 
@@ -65,6 +68,7 @@ struct sc_job {
 	char cwd[256];		  /* "" the agent's */
 	uint64_t ready_within_ms; /* each rank's ready line within this; default 120 s */
 	uint64_t time_limit_ms;	  /* the agent stops it then; 0: ready wait + length + 60 s */
+	uint64_t stop_grace_ms;	  /* the drill's stop: SIGINT, SIGKILL this much later */
 	/* the throughput samples: a line matching tp_regex, the number in group tp_group */
 	char tp_regex[SC_JOB_REGEX_LEN];
 	unsigned int tp_group;

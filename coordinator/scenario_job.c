@@ -343,12 +343,34 @@ static int sc_job_path(struct pctx *c, yaml_node_t *m, const char *path, struct 
 	return st;
 }
 
+/* A job's duration key: def unless given, positive, at most max ("at most 30 min: why"). */
+static int sc_job_limit(struct pctx *c, yaml_node_t *wl, const char *path, const char *key,
+			uint64_t def, uint64_t max, const char *why, uint64_t *ms)
+{
+	char kpath[YD_PATH_LEN], most[32];
+	yaml_node_t *n = yd_map_get(c->d, wl, key);
+	int ret;
+
+	*ms = def;
+	if (!n)
+		return 0;
+	yd_join(kpath, path, key);
+	ret = scp_get_duration_pos(c, n, kpath, ms);
+	if (ret || *ms <= max)
+		return ret;
+	if (max % 60000)
+		snprintf(most, sizeof(most), "%llu s", (unsigned long long)(max / 1000));
+	else
+		snprintf(most, sizeof(most), "%llu min", (unsigned long long)(max / 60000));
+	return yd_fail(c->d, n, kpath, "at most %s: %s", most, why);
+}
+
 int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_workload *w)
 {
-	static const char *const keys[] = {"kind",	   "ranks",	 "launcher",	"env",
-					   "cwd",	   "time_limit", "throughput",	"errors",
-					   "outcome",	   "rdma_path",	 "rails",	"nodes",
-					   "ready_within", "restarts",	 "start_tries", NULL};
+	static const char *const keys[] = {
+	    "kind",	    "ranks",	"launcher",    "env",	     "cwd",   "time_limit",
+	    "throughput",   "errors",	"outcome",     "rdma_path",  "rails", "nodes",
+	    "ready_within", "restarts", "start_tries", "stop_grace", NULL};
 	char kpath[YD_PATH_LEN], ipath[YD_PATH_LEN], buf[32];
 	struct sc_job *j;
 	uint64_t v;
@@ -392,15 +414,14 @@ int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_w
 	yd_join(kpath, path, "time_limit");
 	if ((n = yd_map_get(c->d, wl, "time_limit")))
 		scp_keep(&st, scp_get_duration_pos(c, n, kpath, &j->time_limit_ms));
-	yd_join(kpath, path, "ready_within");
-	j->ready_within_ms = SC_JOB_READY_MS;
-	if ((n = yd_map_get(c->d, wl, "ready_within")) &&
-	    !scp_keep(&st, scp_get_duration_pos(c, n, kpath, &j->ready_within_ms)) &&
-	    j->ready_within_ms > SC_JOB_READY_MAX_MS)
-		scp_keep(&st, yd_fail(c->d, n, kpath,
-				      "at most %d min: a rank that says nothing "
-				      "for longer is not starting",
-				      SC_JOB_READY_MAX_MS / 60000));
+	scp_keep(&st,
+		 sc_job_limit(c, wl, path, "ready_within", SC_JOB_READY_MS, SC_JOB_READY_MAX_MS,
+			      "a rank that says nothing for longer is not starting",
+			      &j->ready_within_ms));
+	scp_keep(&st, sc_job_limit(c, wl, path, "stop_grace", SC_JOB_STOP_GRACE_MS,
+				   SC_JOB_STOP_GRACE_MAX_MS,
+				   "a rank that ignores SIGINT for longer is not stopping",
+				   &j->stop_grace_ms));
 	yd_join(kpath, path, "throughput");
 	if ((n = yd_map_get(c->d, wl, "throughput")))
 		scp_keep(&st, sc_job_throughput(c, n, kpath, j));

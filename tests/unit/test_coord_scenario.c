@@ -493,6 +493,14 @@ static void test_unknown_node(void **state)
 }
 
 /* A user's job as the workload: its ranks, templates, rules and defaults; and its refusals. */
+/* The base scenario with a job workload (job: its keys, indented) in the stream's place. */
+static char *job_edit(const char *job)
+{
+	return edit(
+	    "  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, retry_cnt: 6}\n",
+	    job);
+}
+
 static void test_job(void **state)
 {
 	static const char job[] =
@@ -509,9 +517,7 @@ static void test_job(void **state)
 	struct scenario sc;
 	char err[512] = "", *text, *bad;
 
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    job);
+	text = job_edit(job);
 	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
 	assert_string_equal(sc.workload.kind, "job");
 	assert_non_null(sc.workload.job);
@@ -525,7 +531,8 @@ static void test_job(void **state)
 	assert_int_equal(sc.workload.job->tp_group, 1);
 	assert_int_equal(sc.workload.job->ready_within_ms, SC_JOB_READY_MS);
 	assert_int_equal(sc.workload.job->time_limit_ms, 0); /* the drill's: see drill_job.c */
-	assert_string_equal(sc.workload.to, "node-b");	     /* first and last rank, for the plan */
+	assert_int_equal(sc.workload.job->stop_grace_ms, SC_JOB_STOP_GRACE_MS);
+	assert_string_equal(sc.workload.to, "node-b"); /* first and last rank, for the plan */
 	assert_string_equal(sc.workload.from, "node-a");
 	scenario_free(&sc);
 	assert_null(sc.workload.job);
@@ -535,79 +542,69 @@ static void test_job(void **state)
 	expect_err_text(text, "t.yaml:9:54: workload.ranks[1].command[1]: {addr:node-q:0}: node-q "
 			      "is not a node of this drill");
 	free(text);
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [ib_write_bw]}]\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [ib_write_bw]}]\n");
 	expect_err_text(text,
 			"t.yaml:5:36: workload.ranks[0].command[0]: \"ib_write_bw\" is not an "
 			"absolute path; agents run no PATH search (write e.g. "
 			"/usr/bin/ib_write_bw)");
 	free(text);
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
-		    "  throughput: {regex: 'x'}\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  throughput: {regex: 'x'}\n");
 	expect_err_text(text, "t.yaml:6:23: workload.throughput.regex: \"x\" has 0 parenthesised "
 			      "part(s); group 1 must hold the value");
 	free(text);
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
-		    "  ready_within: 31m\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  ready_within: 31m\n");
 	expect_err_text(text, "t.yaml:6:17: workload.ready_within: at most 30 min: a rank that "
 			      "says nothing for longer is not starting");
 	free(text);
+	/* stop_grace: 5 s unless given, at most 2 min */
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  stop_grace: 30s\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.job->stop_grace_ms, 30000);
+	scenario_free(&sc);
+	memcpy(strstr(text, "30s"), "3m ", 3);
+	expect_err_text(text, "t.yaml:6:15: workload.stop_grace: at most 2 min: a rank that "
+			      "ignores SIGINT for longer is not stopping");
+	free(text);
 	/* start_tries: 1 unless given, 1..5, only with a ready line to tell a failed start by */
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n"
-		    "  start_tries: 3\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n"
+			"  start_tries: 3\n");
 	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.workload.job->start_tries, 3);
 	scenario_free(&sc);
 	free(text);
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n");
 	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.workload.job->start_tries, 1);
 	scenario_free(&sc);
 	free(text);
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n"
-		    "  start_tries: 6\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n"
+			"  start_tries: 6\n");
 	expect_err_text(text, "t.yaml:6:16: workload.start_tries: 6 is out of range; use 1..5");
 	free(text);
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
-		    "  start_tries: 2\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  start_tries: 2\n");
 	expect_err_text(text, "t.yaml:6:16: workload.start_tries: a start is tried again when a "
 			      "rank exits before its ready line: give the rank that can fail to "
 			      "connect a `ready`");
 	free(text);
 	/* restarts: parsed with their default delay; only where an outcome is demanded */
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
-		    "  outcome: survive\n  restarts: {max: 2}\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  outcome: survive\n  restarts: {max: 2}\n");
 	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
 	assert_int_equal(sc.workload.job->max_restarts, 2);
 	assert_int_equal(sc.workload.job->restart_after_ms, 5000);
 	scenario_free(&sc);
 	free(text);
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
-		    "  restarts: {max: 1, after: 10s}\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  restarts: {max: 1, after: 10s}\n");
 	expect_err_text(text, "t.yaml:6:13: workload.restarts: a job is restarted only when the "
 			      "drill demands an outcome: add outcome: survive (or succeed)");
 	free(text);
-	text = edit("  from: node-a\n  to: node-b\n  rails: [0, 1]\n  qp: {timeout: 14, "
-		    "retry_cnt: 6}\n",
-		    "  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
-		    "  outcome: survive\n  restarts: {max: 17}\n");
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  outcome: survive\n  restarts: {max: 17}\n");
 	expect_err_text(text, "t.yaml:7:19: workload.restarts.max: 17 is out of range; use 1..16");
 	free(text);
 }
