@@ -231,7 +231,9 @@ call '{"op": "time"}'
 check "agent still serves after protocol errors" 'r["ok"] and res["t_ns"] > 0'
 
 # Workloads through the fake stream.
-call '{"op": "workload_start", "wl_id": "s", "role": "server", "args": ["--port", "1"]}' --events 2
+# (until its first interval, which comes after ready and the non-JSON line: ci72, on a busy
+# host, had none within a fixed 2 s)
+call '{"op": "workload_start", "wl_id": "s", "role": "server", "args": ["--port", "1"]}' --events 20 --until type=interval
 check "workload_start" 'r["ok"] and res["wl_id"] == "s" and res["pid"] > 0'
 check "workload lines become events" 'any(e["kind"] == "workload" and e["type"] == "ready" and e["wl_id"] == "s" and e["role"] == "server" and e["args"] == ["--port", "1"] for e in ev) and any(e["kind"] == "workload" and e["type"] == "interval" for e in ev)'
 check "non-JSON line becomes an agent warning" 'any(e["kind"] == "agent" and e["level"] == "warning" and "not a JSON object" in e["message"] for e in ev)'
