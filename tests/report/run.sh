@@ -12,7 +12,7 @@ for t in tests/report/test_*.sh; do
 	name=$(basename "$t" .sh)
 	log=build/tests/$name.log
 	mkdir -p build/tests
-	timeout 600 bash "$t" >"$log" 2>&1
+	timeout "${REPORT_TEST_TIMEOUT:-1200}" bash "$t" >"$log" 2>&1
 	rc=$?
 	case $rc in
 	0) pass=$((pass + 1)); echo "PASS $name ($(tail -n 1 "$log"))" ;;
