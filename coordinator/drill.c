@@ -1077,6 +1077,11 @@ static void drill_timeline(struct drill *d)
 				    "no baseline: the workload moved no data in %.1f-%.1f s; "
 				    "nothing was injected",
 				    d->sc.warmup_ms / 1000.0, baseline_end / 1000.0);
+				if (d->lab)
+					prog_event(
+					    "rdmachaos: in the lab, `rdmachaos lab check` says "
+					    "whether a rail stopped taking rdma_cm connections "
+					    "(Soft-RoCE 6.1, lab/README.md)");
 				return;
 			}
 			if (drill_arm_guards(d, now, baseline_end))

@@ -87,6 +87,12 @@ usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
         run CMD in guest NODE (node-a, node-b, ... or 0, 1, ...); prints its stdout+stderr and
         exits with its exit code. One argument is a shell command line (sh -c); several are
         one argv, quoted as given.
+  check [NODE[:railR]...]
+        whether each rail of each node given (default: every rail of every node) still takes
+        an rdma_cm connection: an rping from the node to itself over the rail, through the
+        port's QP1 as a peer's connection would go. Soft-RoCE 6.1 can stop taking any after a
+        link went down under traffic (lab/README.md, "A port that takes no new connection");
+        the cure is down and up. Exit 1 when a rail does not.
   down
         stop every guest and switch of this lab and remove run/; exit 0 when nothing is up
 
@@ -1125,6 +1131,69 @@ cmd_down() {
 	msg "down: stopped $KILLED processes, removed $RUN"
 }
 
+# The guest's side of check: for each rail named, an rping server on the rail's address and a
+# client to it; one line per rail. Two tries (the server may not listen yet, and a rejected
+# connection fails at once), each given 10 s: on a loaded TCG host one took over 4 s.
+# shellcheck disable=SC2016 # expanded in the guest
+CHECK_GUEST='for r in $RAILS; do (
+	set -- $(ip -4 -o addr show dev "$r")
+	a=${4%%/*}
+	timeout 30 rping -s -a "$a" -C 1 >/dev/null 2>&1 &
+	s=$! ok=1
+	for i in 1 2; do
+		sleep 0.5
+		timeout 10 rping -c -a "$a" -C 1 >/dev/null 2>&1 && { ok=0; break; }
+	done
+	kill "$s" 2>/dev/null
+	wait "$s" 2>/dev/null
+	if [ "$ok" = 0 ]; then echo "$r ok"; else echo "$r FAIL"; fi
+) & done; wait'
+
+cmd_check() {
+	local i r arg node want rails tmp bad=0 line
+	require_up
+	command -v rping >/dev/null || die "check: rping is missing (rdmacm-utils; lab/deps.sh installs it)"
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdmachaos-check.XXXXXX")
+	for ((i = 0; i < LAB_NODES; i++)); do
+		node=$(node_name "$i")
+		rails=""
+		for ((r = 0; r < LAB_RAILS; r++)); do
+			want=$([ $# -eq 0 ] && echo 1 || echo 0)
+			for arg; do
+				[ "$arg" = "$node" ] || [ "$arg" = "$node:rail$r" ] && want=1
+			done
+			[ "$want" = 1 ] && rails+="rail$r "
+		done
+		[ -n "$rails" ] || continue
+		exec_on "$(exec_port "$i")" 60 "RAILS='$rails'; $CHECK_GUEST" >"$tmp/$node" 2>&1 &
+	done
+	wait
+	for arg; do
+		if ! [[ "$arg" =~ ^node-[a-z](:rail([0-9]))?$ ]] || [ ! -e "$tmp/${arg%%:*}" ] ||
+			[ "${BASH_REMATCH[2]:-0}" -ge "$LAB_RAILS" ]; then
+			warn "check: no such node or rail in this lab: $arg (nodes node-a.., rails rail0..rail$((LAB_RAILS - 1)))"
+			bad=1
+		fi
+	done
+	for ((i = 0; i < LAB_NODES; i++)); do
+		node=$(node_name "$i")
+		[ -e "$tmp/$node" ] || continue
+		while read -r line; do
+			case $line in
+			rail[0-9]\ ok) echo "$node ${line% ok} (rxe_${line% ok}): takes rdma_cm connections" ;;
+			rail[0-9]\ FAIL)
+				echo "$node ${line% FAIL} (rxe_${line% FAIL}): takes NO rdma_cm connection (Soft-RoCE" \
+					"lost its QP1's receive side, lab/README.md); run: $CMD down && $CMD up"
+				bad=1
+				;;
+			*) echo "$node: $line"; bad=1 ;;
+			esac
+		done <"$tmp/$node"
+	done
+	rm -rf "$tmp"
+	return $bad
+}
+
 main() {
 	local sub=${1:-}
 	[ $# -gt 0 ] && shift
@@ -1132,6 +1201,7 @@ main() {
 	up) cmd_up "$@" ;;
 	status) cmd_status "$@" ;;
 	exec) cmd_exec "$@" ;;
+	check) cmd_check "$@" ;;
 	down) cmd_down "$@" ;;
 	-h | --help | help) usage ;;
 	"") usage >&2; exit 2 ;;

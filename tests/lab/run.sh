@@ -206,9 +206,9 @@ keep_rdma_state() {
 # again. From then on every MAD that reaches the port is dropped before rxe counts it, so no
 # rdma_cm connection to that port is ever accepted, while the connections it has carry on. The
 # flaps and link losses of the drills trigger it now and then, and the next test on that port
-# fails without a baseline (ci67, ci72, ci75). So after a drill that took a rail's link down, the
-# node checks that rail with an rdma_cm connection to itself (rping over rxe's loopback, which
-# goes through the same QP1) before the next test, and a lab with such a port is renewed first,
+# fails without a baseline (ci67, ci72, ci75). So after a drill that took a rail's link down,
+# `lab check` tries that rail with an rdma_cm connection from the node to itself (rping over
+# rxe's loopback, through the same QP1) before the next test, and a lab with such a port is renewed first,
 # loudly: no test failed and none is run again.
 SUSPECTS=() # "NODE railN": rails whose link a drill took down since the last check
 note_suspects() { # REPORT_JSON: the rails whose link its faults took down
@@ -219,41 +219,12 @@ note_suspects() { # REPORT_JSON: the rails whose link its faults took down
 		| select((.target.netdev // "") | startswith("rail")) | "\(.target.node) \(.target.netdev)"' \
 		"$1" 2>/dev/null | sort -u)
 }
-# rails_accepting NODE RAIL...: prints each RAIL whose QP1 takes no rdma_cm connection
-rails_accepting() {
-	local node=$1
-	shift
-	# shellcheck disable=SC2016 # expanded in the guest
-	lab exec "$node" --timeout 40 -- 'for r in '"$*"'; do (
-		set -- $(ip -4 -o addr show dev "$r")
-		a=${4%%/*}
-		timeout 15 rping -s -a "$a" -C 1 >/dev/null 2>&1 &
-		s=$! ok=1
-		for i in 1 2 3; do
-			sleep 0.3
-			timeout 4 rping -c -a "$a" -C 1 >/dev/null 2>&1 && { ok=0; break; }
-		done
-		kill "$s" 2>/dev/null
-		wait "$s" 2>/dev/null
-		[ "$ok" = 0 ] || echo "$r"
-	) & done; wait'
-}
 renew_if_wedged() {
 	[ "${#SUSPECTS[@]}" -gt 0 ] || return 0
-	local node nodes rails bad="" b
-	nodes=$(printf '%s\n' "${SUSPECTS[@]}" | cut -d' ' -f1 | sort -u)
-	for node in $nodes; do
-		rails=$(printf '%s\n' "${SUSPECTS[@]}" | awk -v n="$node" '$1 == n { print $2 }' | sort -u | tr '\n' ' ')
-		# shellcheck disable=SC2086 # one word a rail
-		rails_accepting "$node" $rails >"$out/.qp1-$node" 2>&1 &
-	done
-	wait
-	for node in $nodes; do
-		for b in $(grep -x 'rail[0-9]' "$out/.qp1-$node"); do
-			bad+=" $node:rxe_$b"
-		done
-		rm -f "$out/.qp1-$node"
-	done
+	local bad
+	# shellcheck disable=SC2046 # one word a NODE:railN
+	bad=$(lab check $(printf '%s\n' "${SUSPECTS[@]}" | tr ' ' ':' | sort -u) 2>&1 |
+		awk '/takes NO rdma_cm/ { printf " %s:%s", $1, $2 } !/takes (NO )?rdma_cm/ { printf " (check: %s)", $0 }')
 	SUSPECTS=()
 	[ -n "$bad" ] || return 0
 	echo "$(ts) == Soft-RoCE 6.1 lost the receive side of QP1 on${bad} (a MAD sent while the link" \

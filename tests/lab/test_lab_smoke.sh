@@ -191,6 +191,24 @@ else
 	bad "exec: got rc $rc and '$out', wanted rc 7 and 'a b|c'\''d|'"
 fi
 
+# ---------------------------------------------------------------- 5b. check: every rail takes rdma_cm connections
+# (lab/README.md, "A port that takes no new connection"); a rail the lab does not have is refused.
+check_out=$(lab check 2>&1)
+check_rc=$?
+n_ok=$(grep -c 'takes rdma_cm connections' <<<"$check_out")
+if [ "$check_rc" -eq 0 ] && [ "$n_ok" -ge 4 ]; then
+	ok "check: $n_ok rails take rdma_cm connections (an rping to the node itself)"
+else
+	bad "check: exit $check_rc, $n_ok rails ok, wanted exit 0 and at least 4"
+	sed 's/^/    /' <<<"$check_out"
+fi
+check_out=$(lab check node-a:rail9 2>&1)
+if [ $? -eq 1 ] && grep -q 'no such node or rail in this lab: node-a:rail9' <<<"$check_out"; then
+	ok "check: a rail the lab does not have is refused, naming it"
+else
+	bad "check node-a:rail9: wanted exit 1 and 'no such node or rail', got: $check_out"
+fi
+
 # ---------------------------------------------------------------- 6. the health check on real rxe ports
 # rdmachaos-healthcheck (docs/SLURM.md) in node-a without Slurm (--no-drain): healthy; rail1's
 # link taken down is named, with the port, the netdev and rxe's link_downed counter (it counts
