@@ -390,6 +390,23 @@ static double dj_unit_factor(const char *unit)
 	return 1;
 }
 
+/*
+ * A sample in MB/s. A unit "<N>B/line" counts N-byte messages since the line before (perftest's
+ * #iterations column), turned into a rate over the time between the lines as they arrived: that
+ * holds when the job's own clock does not (perftest times with a CPU rate it measures at start,
+ * which fails on a busy host and makes every bandwidth column 0.00). Other units scale by
+ * dj_unit_factor().
+ */
+static double dj_sample_mbps(const char *unit, double value, double iv_ms)
+{
+	unsigned long long bytes;
+	int end = 0;
+
+	if (sscanf(unit, "%lluB/line%n", &bytes, &end) == 1 && !unit[end] && bytes && iv_ms > 0)
+		return value * (double)bytes / iv_ms / 1000.0;
+	return value * dj_unit_factor(unit);
+}
+
 json_t *drill_job_map(struct drill *d, const json_t *ev)
 {
 	const struct sc_workload *w = &d->sc.workload;
@@ -438,8 +455,8 @@ json_t *drill_job_map(struct drill *d, const json_t *ev)
 				"type", "interval", "role", "client", "wl_id", wl, "ts_ns",
 				json_object_get(ev, "ts_ns"), "t_ms", json_object_get(ev, "t_ms"),
 				"mbps",
-				json_number_value(json_object_get(ev, "value")) *
-				    dj_unit_factor(w->job->tp_unit),
+				dj_sample_mbps(w->job->tp_unit,
+					       json_number_value(json_object_get(ev, "value")), iv),
 				"interval_ms", iv, "source", "job");
 	} else if (!strcmp(type, "job_error")) {
 		const char *text = json_string_value(json_object_get(ev, "text")) ?: "";
