@@ -28,7 +28,8 @@
 # Uses the 2x2 lab that is up in RDMACHAOS_LAB_DIR (booting one when none is),
 # and leaves a lab it booted down. A drill that fails with the sign of a
 # Soft-RoCE hang (a QP WATCHDOG, a workload stuck at stop) is retried once on a
-# fresh lab, loudly. Results go to build/test-runs/PARTS; the closing line is
+# fresh lab, loudly. Each rail a drill took down is tried with `lab check` before the next
+# test, and a lab where one takes no rdma_cm connection any more is renewed first, loudly. Results go to build/test-runs/PARTS; the closing line is
 # "integration PARTS: N passed, M failed, K skipped (R retried)".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -221,12 +222,15 @@ note_suspects() { # REPORT_JSON: the rails whose link its faults took down
 }
 renew_if_wedged() {
 	[ "${#SUSPECTS[@]}" -gt 0 ] || return 0
-	local bad
+	local said bad
 	# shellcheck disable=SC2046 # one word a NODE:railN
-	bad=$(lab check $(printf '%s\n' "${SUSPECTS[@]}" | tr ' ' ':' | sort -u) 2>&1 |
-		awk '/takes NO rdma_cm/ { printf " %s:%s", $1, $2 } !/takes (NO )?rdma_cm/ { printf " (check: %s)", $0 }')
+	said=$(lab check $(printf '%s\n' "${SUSPECTS[@]}" | tr ' ' ':' | sort -u) 2>&1)
 	SUSPECTS=()
-	[ -n "$bad" ] || return 0
+	bad=$(awk '/takes NO rdma_cm/ { printf " %s:%s", $1, $2 } !/takes (NO )?rdma_cm/ { printf " (check: %s)", $0 }' <<<"$said")
+	if [ -z "$bad" ]; then
+		echo "$(ts) lab check:$(awk '{ printf " %s:%s", $1, $2 }' <<<"$said") take rdma_cm connections"
+		return 0
+	fi
 	echo "$(ts) == Soft-RoCE 6.1 lost the receive side of QP1 on${bad} (a MAD sent while the link" \
 		"was down; lab/README.md): no rdma_cm connection reaches it any more; renewing the lab" \
 		"before the next test (nothing failed, nothing runs again)"
