@@ -485,12 +485,16 @@ drills() {
 	drill impossible-recovery scenarios/impossible-recovery.yaml 1 "${common_checks[@]}" \
 		'.verdict == "fail"' \
 		'.faults[0].recovery.ok == false'
-	# The failback bounded at 0 s below 100% of the baseline: only it may fail.
-	drill impossible-failback tests/lab/drills/impossible-failback.yaml 1 "${common_checks[@]}" \
-		'.verdict == "fail"' \
+	# The failback bounded at 0 s below 100% of the baseline: only it may fail, and it fails
+	# whenever a sample after the revert dips under the baseline mean. A failback with no such
+	# sample meets even that bound (ci79: the lowest ratio in the window 1.375, outage 0 ms), and
+	# the drill then passes with that figure.
+	drill impossible-failback tests/lab/drills/impossible-failback.yaml '0|1' "${common_checks[@]}" \
 		'.faults[0].detection.ok and .faults[0].isolation.ok and .faults[0].recovery.ok' \
-		'.faults[0].failback.ok == false and .faults[0].failback.outage_ms > 0 and .faults[0].failback.threshold_ms == 0' \
-		'(.reasons | length) == 1 and (.reasons[0] | test("rail0-down: failback outage .* > 0 ms"))'
+		'.faults[0].failback.threshold_ms == 0' \
+		'if .verdict == "pass" then .faults[0].failback.ok and .faults[0].failback.outage_ms == 0 and .faults[0].failback.min_ratio >= 1
+		 else .verdict == "fail" and .faults[0].failback.ok == false and .faults[0].failback.outage_ms > 0 and
+		  (.reasons | length) == 1 and (.reasons[0] | test("rail0-down: failback outage .* > 0 ms")) end'
 	drill port-flap scenarios/port-flap.yaml 0 "${common_checks[@]}" \
 		'.verdict == "pass"' \
 		'.faults[0].detection.ok and .faults[0].recovery.ok'
