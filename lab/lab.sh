@@ -1153,6 +1153,16 @@ cmd_check() {
 	local i r arg node want rails tmp bad=0 line
 	require_up
 	command -v rping >/dev/null || die "check: rping is missing (rdmacm-utils; lab/deps.sh installs it)"
+	for arg; do # each NODE[:railR] one this lab has, before anything runs
+		want=0
+		for ((i = 0; i < LAB_NODES; i++)); do
+			for ((r = 0; r < LAB_RAILS; r++)); do
+				[ "$arg" = "$(node_name "$i")" ] || [ "$arg" = "$(node_name "$i"):rail$r" ] && want=1
+			done
+		done
+		[ "$want" = 1 ] ||
+			die "check: no such node or rail in this lab: $arg (nodes node-a.., rails rail0..rail$((LAB_RAILS - 1)))"
+	done
 	tmp=$(mktemp -d "${TMPDIR:-/tmp}/rdmachaos-check.XXXXXX")
 	for ((i = 0; i < LAB_NODES; i++)); do
 		node=$(node_name "$i")
@@ -1168,13 +1178,6 @@ cmd_check() {
 		exec_on "$(exec_port "$i")" 60 "RAILS='$rails'; $CHECK_GUEST" >"$tmp/$node" 2>&1 &
 	done
 	wait
-	for arg; do
-		if ! [[ "$arg" =~ ^node-[a-z](:rail([0-9]))?$ ]] || [ ! -e "$tmp/${arg%%:*}" ] ||
-			[ "${BASH_REMATCH[2]:-0}" -ge "$LAB_RAILS" ]; then
-			warn "check: no such node or rail in this lab: $arg (nodes node-a.., rails rail0..rail$((LAB_RAILS - 1)))"
-			bad=1
-		fi
-	done
 	for ((i = 0; i < LAB_NODES; i++)); do
 		node=$(node_name "$i")
 		[ -e "$tmp/$node" ] || continue
