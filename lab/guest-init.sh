@@ -177,6 +177,15 @@ start_sshd() {
 			mount --bind /run/rdmachaos/passwd /etc/passwd &&
 			log "sshd: privilege separation user sshd (uid $uid) added to this guest's view of /etc/passwd"
 	fi
+	# sshd runs each command through root's bash, which reads the host's ~/.bashrc: a pyenv init
+	# there took 5.5 s a shell under TCG, in every launch of Open MPI's daemons, and put "pyenv:
+	# cannot rehash" in the job's output. The guest's ssh sessions get an empty one instead.
+	home=$(getent passwd root | cut -d: -f6)
+	if [ -f "$home/.bashrc" ]; then
+		: >/run/rdmachaos/bashrc &&
+			mount --bind /run/rdmachaos/bashrc "$home/.bashrc" &&
+			log "sshd: $home/.bashrc is empty in this guest (the host's is not run by ssh sessions)"
+	fi
 	# kept running: a node whose sshd is gone refuses every launcher (ci46: "ssh: connect to
 	# host 192.0.2.2 port 22: Connection refused" on a lab up for 15 min); its exit is logged
 	if "$SSHD" -t -f /run/rdmachaos/ssh/sshd_config; then

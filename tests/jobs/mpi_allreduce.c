@@ -9,18 +9,26 @@
  *
  * (bytes reduced per second on rank 0: SIZE per allreduce). Exit 0 when all are done.
  *
- *   mpi_allreduce [ITERS [SIZE [PRINT_MS]]]   (defaults 100000, 1 MiB, 1000)
+ * COMPUTE_MS is a training step's compute: every rank sleeps that long after each allreduce, as
+ * a data-parallel job's CPU does while its GPU computes the next gradients. It also keeps the lab
+ * usable: a rank waiting inside MPI polls its CPU flat out (UCX and ob1 have no blocking wait),
+ * and under QEMU's TCG each such rank costs the host a whole core.
+ *
+ *   mpi_allreduce [ITERS [SIZE [PRINT_MS [COMPUTE_MS]]]]   (defaults 100000, 1 MiB, 1000, 0)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int main(int argc, char **argv)
 {
 	long iters = argc > 1 ? atol(argv[1]) : 100000;
 	long size = argc > 2 ? atol(argv[2]) : 1 << 20;
 	double print_s = (argc > 3 ? atol(argv[3]) : 1000) / 1000.0;
+	long compute_ms = argc > 4 ? atol(argv[4]) : 0;
+	struct timespec compute = {compute_ms / 1000, compute_ms % 1000 * 1000000L};
 	double t_last, now, bytes = 0;
 	int rank, nranks;
 	float *in, *out;
@@ -29,9 +37,11 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	if (iters < 1 || size < 4 || print_s <= 0) {
+	if (iters < 1 || size < 4 || print_s <= 0 || compute_ms < 0 || compute_ms > 60000) {
 		if (!rank)
-			fprintf(stderr, "usage: mpi_allreduce [ITERS [SIZE [PRINT_MS]]]\n");
+			fprintf(stderr,
+				"usage: mpi_allreduce [ITERS [SIZE [PRINT_MS [COMPUTE_MS]]]]"
+				" (COMPUTE_MS 0..60000)\n");
 		MPI_Finalize();
 		return 2;
 	}
@@ -43,12 +53,15 @@ int main(int argc, char **argv)
 	for (i = 0; i < n; i++)
 		in[i] = (float)rank;
 	if (!rank)
-		printf("allreduce: %d ranks, %ld iterations of %ld bytes\n", nranks, iters, size);
+		printf("allreduce: %d ranks, %ld iterations of %ld bytes, %ld ms of compute each\n",
+		       nranks, iters, size, compute_ms);
 	fflush(stdout);
 	t_last = MPI_Wtime();
 	for (i = 1; i <= iters; i++) {
 		MPI_Allreduce(in, out, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 		bytes += (double)n * sizeof(float);
+		if (compute_ms)
+			nanosleep(&compute, NULL);
 		now = MPI_Wtime();
 		if (!rank && (now - t_last >= print_s || i == iters)) {
 			printf("iter %ld of %ld: %.2f MB/s\n", i, iters,

@@ -14,8 +14,9 @@
 #   lab then boots with 3 nodes, --slurm and --mgmt-faults (the other parts use its node-a and
 #   node-b).
 # drills: the 2-node lab drills with their report checks, one after another on
-#   the same lab, and last users' jobs as workloads (perftest, Open MPI); jobs: a job that
-#   cannot start, is restarted, dies of a QP error, falls back to TCP; trials: one
+#   the same lab, and last a user's job as workload (Open MPI); jobs: a job that
+#   cannot start, is restarted, dies of a QP error, falls back to TCP, rides through a link
+#   loss (perftest); trials: one
 #   fault repeated at random gaps from a seed.
 # drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
 #   lab that is up, unless that is one already) for the game day and the alert
@@ -541,24 +542,10 @@ drills() {
 		'events:([.[] | select(.type == "emulation" and .action == "hold")] | length) == ([.[] | select(.type == "emulation" and .action == "release")] | length)'
 	left_behind pfc-storm node-a node-b
 
-	# A user's job (Debian's perftest) under a link fault: its bandwidth lines are the
-	# throughput, the port event detects, it survives and recovers, and its RDMA path is proven
-	# on both nodes (a QP connected, RDMA counters moving, next to nothing over TCP).
-	drill job-perftest scenarios/job-perftest.yaml 0 \
-		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
-		'.workload.baseline.throughput_mbps > 0' \
-		'.verdict == "pass"' \
-		'.faults[0].detection.ok and .faults[0].recovery.ok' \
-		'.job.outcome.ok and .job.outcome.want == "survive"' \
-		'(.job.rdma_path | length) == 2' \
-		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
-		'events:any(.[]; .kind == "workload" and .type == "job_sample" and .node == "node-a")'
-	left_behind job-perftest node-a node-b
-
-	# Last on the first lab, so that in make test it runs once the faults lab is done: the MPI
-	# ranks poll their vCPUs flat out, and a drill beside them starves (ci65: port-flap, beside
-	# job-mpi on the faults lab, had a baseline of 2.7 MB/s against its 4 MB/s pace and missed
-	# its recovery window).
+	# The MPI ranks sleep 150 ms after each allreduce (a training step's compute): waiting inside
+	# MPI they poll their vCPUs flat out, two host cores under TCG, and a drill beside them
+	# starved (ci65: port-flap, beside job-mpi, had a baseline of 2.7 MB/s against its 4 MB/s
+	# pace and missed its recovery window).
 	# Open MPI over UCX, launched over the lab's ssh, its ranks found on both nodes by their tag
 	# and their RDMA path proven. Under a link loss, then two flaps, of node-b's rail 0 (both
 	# detected whether the job lives or not) the job sometimes rides through
@@ -613,7 +600,7 @@ trials() {
 
 # The jobs drills (in make test on the faults lab, on node-a and node-b of its 3 nodes): a start
 # that cannot succeed, a job restarted after it died, one that dies of a QP error, one that fell
-# back to TCP. (perftest riding through a link loss and Open MPI over UCX end the drills part.)
+# back to TCP, one that rides through a link loss. (Open MPI over UCX ends the drills part.)
 job_drills() {
 	LAB_NODES=2 LAB_FLAGS=()
 	# A start that cannot succeed (the client connects to a port nobody listens on): both tries
@@ -665,6 +652,20 @@ job_drills() {
 		'any(.reasons[]; test("rdma path on node-a: NOT verified: no QP of the job connected"))' \
 		'any(.reasons[]; test("rdma path on node-b: NOT verified: no QP of the job connected"))'
 	left_behind job-tcp-fallback node-a node-b
+
+	# A user's job (Debian's perftest) under a link fault: its bandwidth lines are the
+	# throughput, the port event detects, it survives and recovers, and its RDMA path is proven
+	# on both nodes (a QP connected, RDMA counters moving, next to nothing over TCP).
+	drill job-perftest scenarios/job-perftest.yaml 0 \
+		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
+		'.workload.baseline.throughput_mbps > 0' \
+		'.verdict == "pass"' \
+		'.faults[0].detection.ok and .faults[0].recovery.ok' \
+		'.job.outcome.ok and .job.outcome.want == "survive"' \
+		'(.job.rdma_path | length) == 2' \
+		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
+		'events:any(.[]; .kind == "workload" and .type == "job_sample" and .node == "node-a")'
+	left_behind job-perftest node-a node-b
 }
 
 # On a 3-node lab with the real Prometheus and Alertmanager.
