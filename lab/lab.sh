@@ -21,6 +21,7 @@
 #   RDMACHAOS_LAB_KERNEL     6.1 | 6.12: the guest kernel (default: DEFAULT_KERNEL below; --kernel wins)
 #   RDMACHAOS_LAB_TIMEOUT    boot deadline in seconds (default 300)
 #   RDMACHAOS_LAB_MEM        guest memory (default 512M)
+#   RDMACHAOS_LAB_CPU        QEMU's CPU model under TCG (default Westmere; KVM runs -cpu host)
 #   RDMACHAOS_LAB_NICE       niceness of the guests and switches (default 0; below 0 needs root)
 #   RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
 #   RDMACHAOS_LAB_CMD        how hints name this command (default "rdmachaos lab")
@@ -117,6 +118,8 @@ Environment:
   RDMACHAOS_LAB_KERNEL     6.1 | 6.12 (default $DEFAULT_KERNEL; --kernel wins)
   RDMACHAOS_LAB_TIMEOUT    boot deadline in seconds (default 300)
   RDMACHAOS_LAB_MEM        guest memory (default 512M)
+  RDMACHAOS_LAB_CPU        QEMU's CPU model under TCG (default Westmere: "max" cost the host
+                           ~20% more CPU for the same drill; lab/README.md)
   RDMACHAOS_LAB_NICE       niceness of the guests and switches (default 0; make test: -5)
   RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
 EOF
@@ -514,7 +517,8 @@ start_qemu() { # index N R
 	if [ "$ACCEL" = kvm ]; then
 		args=(-accel kvm -cpu host "${args[@]}")
 	else
-		args=(-accel "tcg,thread=multi" -cpu max "${args[@]}")
+		# not "max": with it the same stream or drill cost the host ~20% more CPU (lab/README.md)
+		args=(-accel "tcg,thread=multi" -cpu "${RDMACHAOS_LAB_CPU:-Westmere}" "${args[@]}")
 	fi
 	for ((r = 0; r < rails; r++)); do
 		if [ "$n" -eq 2 ]; then
