@@ -4,17 +4,21 @@
 #
 #   1. deps (lab/deps.sh: installs what is missing), then the build, in a make of its own so
 #      the compiler flags come from the packages just installed;
-#   2. six jobs side by side:
+#   2. seven jobs side by side:
 #        lab        a 3x2 lab with Slurm: the smoke test, Slurm's test and its two drills
-#                   (a drained node; a cut management link, a job requeued), then the
-#                   2-node drills on its node-a and node-b (tests/lab/run.sh smoke slurm drills)
+#                   (a drained node; a cut management link, a job requeued), then on its
+#                   node-a and node-b the trials drill, Ctrl-C in a drill and the verbs shim
+#                   (tests/lab/run.sh smoke slurm trials interrupted shim)
 #        faults     a second lab of its own, 3x2 with Prometheus and Alertmanager: the
-#                   alerts drill and the game day, then on its node-a and node-b the verbs
-#                   shim, Ctrl-C in a drill, the jobs drills, the trials drill and, last,
-#                   fault tolerance (coordinator and agent SIGKILLs, a cut control channel,
-#                   bad certificates): a client killed mid-connect has wedged Soft-RoCE's
-#                   rdma_cm for whatever ran after it (ci50: no data, no REJECT, for 60 s)
-#                   (tests/lab/run.sh drills-3node shim interrupted jobs trials fault-tolerance)
+#                   alerts drill and the game day, then on its node-a and node-b the jobs
+#                   drills and, last, fault tolerance (coordinator and agent SIGKILLs, a cut
+#                   control channel, bad certificates): a client killed mid-connect has
+#                   wedged Soft-RoCE's rdma_cm for whatever ran after it (ci50: no data, no
+#                   REJECT, for 60 s) (tests/lab/run.sh drills-3node jobs fault-tolerance)
+#        drills     a third lab, 2x2: the 2-node drills, one after another (tests/lab/run.sh
+#                   drills). Three labs, not two: the drills' timelines, not the CPU, set
+#                   how long a lab takes, once no job polls its vCPUs flat out
+#                   (tests/jobs/mpi_allreduce.c)
 #        offline-1  unit tests (ASan+UBSan)
 #        offline-2  report tests
 #        fuzz       the fuzz smoke (its runs are timed, so it does not wait for the others)
@@ -44,7 +48,7 @@ phase() { # NAME START_SECONDS RC [CLOSING_LINE]
 summary() {
 	local p name secs rest
 	echo
-	echo "make test: phases (wall time; the six jobs of step 2 ran side by side)"
+	echo "make test: phases (wall time; the seven jobs of step 2 ran side by side)"
 	for p in "${phases[@]}"; do
 		IFS='|' read -r name secs rest <<<"$p"
 		printf '  %-10s %4d s  %s\n' "$name" "$secs" "$rest"
@@ -106,23 +110,26 @@ host_agent_tests() {
 	return $rc
 }
 export -f host_agent_tests
-# The second lab: its own state folder and ports, the first one's kernel cache.
-faults_lab() {
-	RDMACHAOS_LAB_DIR=$top/build/lab-faults RDMACHAOS_LAB_PORT_BASE=17800 \
+# The second and third labs: their own state folders and ports, the first one's kernel cache.
+other_lab() { # NAME PORT_BASE PART...
+	local name=$1 base=$2
+	shift 2
+	RDMACHAOS_LAB_DIR=$top/build/lab-$name RDMACHAOS_LAB_PORT_BASE=$base \
 		RDMACHAOS_LAB_CACHE=${RDMACHAOS_LAB_CACHE:-$top/build/lab/cache} \
-		bash tests/lab/run.sh drills-3node shim interrupted jobs trials fault-tolerance
+		bash tests/lab/run.sh "$@"
 }
 
 rm -f "$logs"/*.log "$logs"/*.rc
 export RDMACHAOS_LAB_NICE=${RDMACHAOS_LAB_NICE:--5}
-echo "== $(now) step 2: two labs, the offline suites and the host agent tests, side by side"
+echo "== $(now) step 2: three labs, the offline suites and the host agent tests, side by side"
 if [ "${TEST_JOBS:-6}" = 1 ]; then
 	run_job() { job "$@"; wait; }
 else
 	run_job() { job "$@"; }
 fi
-run_job lab bash tests/lab/run.sh smoke slurm drills
-run_job faults faults_lab
+run_job lab bash tests/lab/run.sh smoke slurm trials interrupted shim
+run_job faults other_lab faults 17800 drills-3node jobs fault-tolerance
+run_job drills other_lab drills 17900 drills
 run_job offline-1 steps "make --no-print-directory -s -j2 unit-test"
 run_job fuzz steps "make --no-print-directory -s fuzz-smoke"
 run_job offline-2 steps "make --no-print-directory -s report-test"
@@ -130,7 +137,7 @@ run_job offline-2 steps "make --no-print-directory -s report-test"
 NICE=0 run_job agents steps host_agent_tests
 wait
 
-for name in offline-1 offline-2 fuzz agents faults lab; do
+for name in offline-1 offline-2 fuzz agents faults drills lab; do
 	read -r rc secs <"$logs/$name.rc" 2>/dev/null || { rc=70 secs=0; }
 	echo
 	echo "======== $name (${secs} s, exit $rc)"

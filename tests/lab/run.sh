@@ -564,8 +564,8 @@ drills() {
 	left_behind job-mpi node-a node-b
 }
 
-# One fault, three trials at random gaps from --seed 7, judged on p90 / p50 (on the faults
-# lab in make test, after the jobs drills, which balances the two labs).
+# One fault, three trials at random gaps from --seed 7, judged on p90 / p50 (in make test on the
+# Slurm lab, after Slurm's drills).
 trials() {
 	LAB_NODES=2 LAB_FLAGS=()
 	# run with the live status line forced on, which must show the fault in force.
