@@ -131,7 +131,7 @@ run_job lab bash tests/lab/run.sh smoke slurm trials interrupted shim
 run_job faults other_lab faults 17800 drills-3node jobs fault-tolerance
 run_job drills other_lab drills 17900 drills
 run_job offline-1 steps "make --no-print-directory -s -j2 unit-test"
-run_job fuzz steps "make --no-print-directory -s fuzz-smoke"
+run_job fuzz steps "make --no-print-directory -s -j2 fuzz-smoke"
 run_job offline-2 steps "make --no-print-directory -s report-test"
 # (not niced: they use little CPU, and wait on the agent's timers)
 NICE=0 run_job agents steps host_agent_tests
