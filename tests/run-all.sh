@@ -17,8 +17,8 @@
 #                   REJECT, for 60 s) (tests/lab/run.sh drills-3node jobs fault-tolerance)
 #        drills     a third lab, 2x2: the 2-node drills, one after another (tests/lab/run.sh
 #                   drills). Three labs, not two: the drills' timelines, not the CPU, set
-#                   how long a lab takes, once no job polls its vCPUs flat out
-#                   (tests/jobs/mpi_allreduce.c)
+#                   how long a lab takes, once the MPI jobs no longer poll their vCPUs flat
+#                   out (tests/jobs/mpi_allreduce.c; perftest still does)
 #        offline-1  unit tests (ASan+UBSan)
 #        offline-2  report tests
 #        fuzz       the fuzz smoke (its runs are timed, so it does not wait for the others)

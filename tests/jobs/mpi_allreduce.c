@@ -11,8 +11,8 @@
  *
  * COMPUTE_MS is a training step's compute: every rank sleeps that long after each allreduce, as
  * a data-parallel job's CPU does while its GPU computes the next gradients. It also keeps the lab
- * usable: a rank waiting inside MPI polls its CPU flat out (UCX and ob1 have no blocking wait),
- * and under QEMU's TCG each such rank costs the host a whole core.
+ * usable: a rank waiting inside MPI polls its CPU flat out (Open MPI's progress loop, over UCX
+ * or ob1), and under QEMU's TCG each such rank costs the host a whole core.
  *
  *   mpi_allreduce [ITERS [SIZE [PRINT_MS [COMPUTE_MS]]]]   (defaults 100000, 1 MiB, 1000, 0)
  */
