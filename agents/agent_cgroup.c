@@ -82,26 +82,27 @@ static int agent_cg_read(const char *dir, const char *file, char *buf, size_t le
 	return rc_sysfs_read(path, buf, len);
 }
 
-/* Adds +rdma to DIR/cgroup.subtree_control unless it is there. */
-static int agent_cg_enable(const char *dir, char *err, size_t errlen)
+/* Adds +CTL (a controller: rdma, cpu) to DIR/cgroup.subtree_control unless it is there. */
+static int agent_cg_enable(const char *dir, const char *ctl, char *err, size_t errlen)
 {
-	char list[AGENT_CG_LIST_LEN], path[4200];
+	char list[AGENT_CG_LIST_LEN], path[4200], plus[32];
 	int ret;
 
 	ret = agent_cg_read(dir, "cgroup.subtree_control", list, sizeof(list));
-	if (!ret && agent_cg_has(list, "rdma"))
+	if (!ret && agent_cg_has(list, ctl))
 		return 0;
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	snprintf(plus, sizeof(plus), "+%s", ctl);
 	if (!ret)
-		ret = agent_cg_write(path, "+rdma");
+		ret = agent_cg_write(path, plus);
 	if (ret == -EBUSY)
 		snprintf(err, errlen,
-			 "cgroup: %s: +rdma: %s (a non-root cgroup that holds processes cannot "
+			 "cgroup: %s: %s: %s (a non-root cgroup that holds processes cannot "
 			 "hand controllers down: point --cgroup-root at a folder whose parent "
 			 "holds none, e.g. under /sys/fs/cgroup itself)",
-			 path, strerror(-ret));
+			 path, plus, strerror(-ret));
 	else if (ret)
-		snprintf(err, errlen, "cgroup: %s: +rdma: %s", path, strerror(-ret));
+		snprintf(err, errlen, "cgroup: %s: %s: %s", path, plus, strerror(-ret));
 	return ret;
 }
 
@@ -164,11 +165,11 @@ int agent_cgroup_create(const char *root, const char *name, char *path, size_t l
 				 parent, list);
 			return -EOPNOTSUPP;
 		}
-		ret = agent_cg_enable(parent, err, errlen);
+		ret = agent_cg_enable(parent, "rdma", err, errlen);
 		if (ret)
 			return ret;
 	}
-	ret = agent_cg_enable(root, err, errlen);
+	ret = agent_cg_enable(root, "rdma", err, errlen);
 	if (ret)
 		return ret;
 	if (!mkdir(path, 0755))
@@ -226,4 +227,54 @@ int agent_cgroup_kill(const char *path, char *err, size_t errlen)
 	close(fd);
 	snprintf(err, errlen, "cgroup: writing 1 to %s: %s", file, strerror(e));
 	return -e;
+}
+
+int agent_cgroup_cpu_max(const char *root, const char *path, unsigned int pct, char *err,
+			 size_t errlen)
+{
+	char parent[4096], list[AGENT_CG_LIST_LEN], file[4200], quota[48];
+	char *slash;
+	int ret;
+
+	if (!pct || pct > AGENT_CG_CPU_PCT_MAX) {
+		snprintf(err, errlen, "cgroup: cpu limit %u%%: not in 1..%u%% of one CPU", pct,
+			 AGENT_CG_CPU_PCT_MAX);
+		return -EINVAL;
+	}
+	snprintf(parent, sizeof(parent), "%s", root);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		return -EINVAL;
+	if (slash == parent)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	ret = agent_cg_read(root, "cgroup.controllers", list, sizeof(list));
+	if (!ret && !agent_cg_has(list, "cpu")) {
+		ret = agent_cg_read(parent, "cgroup.controllers", list, sizeof(list));
+		if (!ret && !agent_cg_has(list, "cpu")) {
+			snprintf(
+			    err, errlen,
+			    "cgroup: %s: no cpu controller (cgroup.controllers: \"%s\"): the "
+			    "kernel needs CONFIG_CFS_BANDWIDTH, and cpu must not be bound to a "
+			    "cgroup v1 hierarchy; or drop the drill's cpu_limit",
+			    parent, list);
+			return -EOPNOTSUPP;
+		}
+		if (!ret)
+			ret = agent_cg_enable(parent, "cpu", err, errlen);
+		if (ret)
+			return ret;
+	}
+	ret = agent_cg_enable(root, "cpu", err, errlen);
+	if (ret)
+		return ret;
+	/* a period of 100 ms, the kernel's default: the quota is pct thousandths of it */
+	snprintf(file, sizeof(file), "%s/cpu.max", path);
+	snprintf(quota, sizeof(quota), "%u 100000", pct * 1000);
+	ret = agent_cg_write(file, quota);
+	if (ret)
+		snprintf(err, errlen, "cgroup: writing \"%s\" to %s: %s", quota, file,
+			 strerror(-ret));
+	return ret;
 }

@@ -43,4 +43,17 @@ int agent_cgroup_remove(const char *path, char *err, size_t errlen);
  */
 int agent_cgroup_kill(const char *path, char *err, size_t errlen);
 
+/* The largest CPU limit, in percent of one CPU: 1024 CPUs. */
+#define AGENT_CG_CPU_PCT_MAX 102400u
+
+/*
+ * agent_cgroup_cpu_max() - cap the folder @path (made by agent_cgroup_create()
+ * under @root) at @pct percent of one CPU (1..AGENT_CG_CPU_PCT_MAX): enables the
+ * cpu controller from @root's parent down, as for rdma, and writes cpu.max
+ * ("PCT*1000 100000"). Returns 0, or -errno with a sentence in @err
+ * (-EOPNOTSUPP: no cpu controller).
+ */
+int agent_cgroup_cpu_max(const char *root, const char *path, unsigned int pct, char *err,
+			 size_t errlen);
+
 #endif

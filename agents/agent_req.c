@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "agents/agent.h"
+#include "agents/agent_cgroup.h"
 #include "common/units.h"
 
 enum agent_field_type { AGENT_F_STRING, AGENT_F_INT, AGENT_F_OBJECT, AGENT_F_ARRAY, AGENT_F_BOOL };
@@ -110,10 +111,11 @@ static const struct agent_field agent_f_wl_start[] = {
     {"role", AGENT_F_STRING, true, 1, 15},
     {"args", AGENT_F_ARRAY, false, 0, 256},
     {"stop_on_close", AGENT_F_BOOL, false, 0, 0},
-    {"shim", AGENT_F_BOOL, false, 0, 0},	/* preload the verbs shim */
-    {"cgroup", AGENT_F_BOOL, false, 0, 0},	/* in CGROUP_ROOT/WL_ID */
-    {"no_ipc_lock", AGENT_F_BOOL, false, 0, 0}, /* without CAP_IPC_LOCK */
-    {"job", AGENT_F_OBJECT, false, 0, 0},	/* a user's program (agents/agent_job.h) */
+    {"shim", AGENT_F_BOOL, false, 0, 0},			  /* preload the verbs shim */
+    {"cgroup", AGENT_F_BOOL, false, 0, 0},			  /* in CGROUP_ROOT/WL_ID */
+    {"no_ipc_lock", AGENT_F_BOOL, false, 0, 0},			  /* without CAP_IPC_LOCK */
+    {"cpu_max_pct", AGENT_F_INT, false, 1, AGENT_CG_CPU_PCT_MAX}, /* cgroup cpu.max */
+    {"job", AGENT_F_OBJECT, false, 0, 0}, /* a user's program (agents/agent_job.h) */
     {NULL},
 };
 static const struct agent_field agent_f_wl_stop[] = {

@@ -13,7 +13,8 @@
  * workload_start answers with the cause): "shim" preloads the verbs shim
  * (LD_PRELOAD, RDMACHAOS_SHIM_SOCK=RUN_DIR/shim/WL_ID.sock); "cgroup" puts
  * the child in CGROUP_ROOT/WL_ID (agents/agent_cgroup.h) before exec, and
- * the folder is removed once the child is reaped; "no_ipc_lock" drops
+ * the folder is removed once the child is reaped; "cpu_max_pct" does too, and
+ * caps that folder at that share of one CPU (cpu.max); "no_ipc_lock" drops
  * CAP_IPC_LOCK from every capability set, so RLIMIT_MEMLOCK binds a root
  * workload (mr_failure's memlock mechanism).
  *
@@ -867,6 +868,7 @@ static int agent_wl_prepare(struct agent *a, struct agent_wl *w, const json_t *r
 {
 	const char *root = a->opts.cgroup_root[0] ? a->opts.cgroup_root : AGENT_CGROUP_ROOT_DEFAULT;
 	char so[4200] = "", procs[300];
+	json_int_t cpu;
 	int ret;
 
 	w->no_ipc_lock = x->no_ipc_lock = json_is_true(json_object_get(req, "no_ipc_lock"));
@@ -881,9 +883,12 @@ static int agent_wl_prepare(struct agent *a, struct agent_wl *w, const json_t *r
 	x->envp = w->job ? agent_job_environ(w->job, x->env_base) : x->env_base;
 	if (!x->envp)
 		return -ENOMEM;
-	if (!json_is_true(json_object_get(req, "cgroup")))
+	cpu = json_integer_value(json_object_get(req, "cpu_max_pct"));
+	if (!json_is_true(json_object_get(req, "cgroup")) && !cpu)
 		return 0;
 	ret = agent_cgroup_create(root, w->id, w->cgroup, sizeof(w->cgroup), err, errlen);
+	if (!ret && cpu)
+		ret = agent_cgroup_cpu_max(root, w->cgroup, (unsigned int)cpu, err, errlen);
 	if (ret) {
 		char why[400];
 

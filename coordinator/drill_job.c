@@ -229,6 +229,8 @@ int drill_job_start_rank(struct drill *d, struct drill_flow *f, unsigned int i, 
 	req = json_pack("{s:s, s:s, s:b, s:s, s:o}", "op", "workload_start", "wl_id", f->wl_id,
 			"stop_on_close", 1, "role", j->launcher ? "launcher" : "rank", "job", job);
 	drill_workload_needs(d, node, req);
+	if (j->cpu_pct)
+		json_object_set_new(req, "cpu_max_pct", json_integer(j->cpu_pct));
 	/* the last rank starts the traffic: the drill's t0, unless it says when it is ready */
 	if (i == j->nr_ranks - 1 && !j->ranks[i].ready[0] && !d->job.t0_set) {
 		fleet_set_t0(&d->fl, rc_now_ns());

@@ -317,6 +317,9 @@ static void plan_job(FILE *f, const struct sc_workload *w)
 			fprintf(f, "      ready when a line matches /%s/ (within %.0f s)\n",
 				j->ranks[i].ready, j->ready_within_ms / 1000.0);
 	}
+	if (j->cpu_pct)
+		fprintf(f, "    cpu limit: %u.%02u CPUs per rank (its cgroup's cpu.max)\n",
+			j->cpu_pct / 100, j->cpu_pct % 100);
 	if (j->tp_regex[0])
 		fprintf(f, "    throughput: /%s/ group %u%s%s%s%s\n", j->tp_regex, j->tp_group,
 			j->tp_unit[0] ? " in " : "", j->tp_unit, j->tp_node[0] ? " from " : "",

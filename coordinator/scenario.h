@@ -43,6 +43,7 @@ enum sc_op { SC_OP_WRITE, SC_OP_SEND };
 #define SC_JOB_STOP_GRACE_MAX_MS 120000
 #define SC_JOB_MAX_RESTARTS 16
 #define SC_JOB_MAX_START_TRIES 5
+#define SC_JOB_CPU_LIMIT_MAX 1024 /* CPUs; the agent's cap too (AGENT_CG_CPU_PCT_MAX) */
 
 enum sc_job_outcome {
 	SC_JOB_ANY,	/* its exit is reported, not judged */
@@ -69,6 +70,7 @@ struct sc_job {
 	uint64_t ready_within_ms; /* each rank's ready line within this; default 120 s */
 	uint64_t time_limit_ms;	  /* the agent stops it then; 0: ready wait + length + 60 s */
 	uint64_t stop_grace_ms;	  /* the drill's stop: SIGINT, SIGKILL this much later */
+	unsigned int cpu_pct;	  /* cpu_limit: each rank's cgroup, % of one CPU; 0 none */
 	/* the throughput samples: a line matching tp_regex, the number in group tp_group */
 	char tp_regex[SC_JOB_REGEX_LEN];
 	unsigned int tp_group;

@@ -365,12 +365,29 @@ static int sc_job_limit(struct pctx *c, yaml_node_t *wl, const char *path, const
 	return yd_fail(c->d, n, kpath, "at most %s: %s", most, why);
 }
 
+/* cpu_limit: CPUs, as a fraction (0.25) or a count (2); kept as percent of one CPU. */
+static int sc_job_cpu_limit(struct pctx *c, yaml_node_t *n, const char *kpath, struct sc_job *j)
+{
+	double cpus;
+	int ret = scp_get_double(c, n, kpath, &cpus);
+
+	if (ret)
+		return ret;
+	if (!(cpus >= 0.01 && cpus <= SC_JOB_CPU_LIMIT_MAX))
+		return yd_fail(c->d, n, kpath,
+			       "%s is out of range; give the CPUs each rank's processes may use "
+			       "together, 0.01 to %d, e.g. 0.25 for a quarter of one",
+			       yd_scalar(n), SC_JOB_CPU_LIMIT_MAX);
+	j->cpu_pct = (unsigned int)(cpus * 100 + 0.5);
+	return 0;
+}
+
 int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_workload *w)
 {
 	static const char *const keys[] = {
-	    "kind",	    "ranks",	"launcher",    "env",	     "cwd",   "time_limit",
-	    "throughput",   "errors",	"outcome",     "rdma_path",  "rails", "nodes",
-	    "ready_within", "restarts", "start_tries", "stop_grace", NULL};
+	    "kind",	    "ranks",	"launcher",    "env",	     "cwd",	  "time_limit",
+	    "throughput",   "errors",	"outcome",     "rdma_path",  "rails",	  "nodes",
+	    "ready_within", "restarts", "start_tries", "stop_grace", "cpu_limit", NULL};
 	char kpath[YD_PATH_LEN], ipath[YD_PATH_LEN], buf[32];
 	struct sc_job *j;
 	uint64_t v;
@@ -422,6 +439,9 @@ int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_w
 				   SC_JOB_STOP_GRACE_MAX_MS,
 				   "a rank that ignores SIGINT for longer is not stopping",
 				   &j->stop_grace_ms));
+	yd_join(kpath, path, "cpu_limit");
+	if ((n = yd_map_get(c->d, wl, "cpu_limit")))
+		scp_keep(&st, sc_job_cpu_limit(c, n, kpath, j));
 	yd_join(kpath, path, "throughput");
 	if ((n = yd_map_get(c->d, wl, "throughput")))
 		scp_keep(&st, sc_job_throughput(c, n, kpath, j));

@@ -60,7 +60,7 @@ summary() {
 	for p in "${phases[@]}"; do
 		IFS='|' read -r name secs rest <<<"$p"
 		[[ $rest == FAILED* ]] || continue
-		grep -hE '^([0-9:]+ )?FAIL |^drill [^ ]+: (exit|reason|report.json check|events.jsonl check)|^not ok|^\[  FAILED  \]' \
+		grep -hE '^([0-9:]+ )?FAIL |^drill [^ ]+: (exit|reason|trace|report.json check|events.jsonl check)|^not ok|^\[  FAILED  \]' \
 			"$logs/$name.log" 2>/dev/null | cut -c1-300 | head -n 12 | sed "s/^/  $name: /"
 	done
 	echo "make test: FAILED (see above)"

@@ -217,6 +217,21 @@ note_suspects() { # REPORT_JSON: the rails whose link its faults took down
 		| select((.target.netdev // "") | startswith("rail")) | "\(.target.node) \(.target.netdev)"' \
 		"$1" 2>/dev/null | sort -u)
 }
+# trace NAME: one line of what a failed drill's workload did, for make test's summary (a CI log
+# may keep nothing else): its events by type, and the client's MB/s per 4 s from 4 s before the
+# first injection, so "not recovered" reads as stuck, slow or choppy.
+trace() {
+	jq -rs --arg n "$1" '
+		([.[] | select(.kind == "fault" and .action == "inject") | .t_ms] | min // 0) as $inj
+		| [.[] | select(.kind == "workload" and .type == "interval" and .role == "client"
+			and .t_ms >= $inj - 4000)] as $iv
+		| ($iv | group_by((.t_ms - $inj + 4000) / 4000 | floor)
+			| map((map(.mbps) | add / length) * 10 | round / 10 | tostring) | join(" ")) as $mb
+		| ([.[] | select(.kind == "workload" and .type != "interval" and .type != null)]
+			| group_by(.type) | map("\(.[0].type) \(length)") | join(", ")) as $ev
+		| "drill \($n): trace: client MB/s per 4 s from injection - 4 s: \(if $mb == "" then "none" else $mb end); workload events: \($ev)"' \
+		"$out/$1/events.jsonl" 2>/dev/null | cut -c1-400
+}
 renew_if_wedged() {
 	[ "${#SUSPECTS[@]}" -gt 0 ] || return 0
 	local said rc line
@@ -309,6 +324,7 @@ drill() {
 		echo "drill $name: exit $rc, want $want"
 		# why, on lines of their own: make test's summary quotes them (a CI log may keep no more)
 		jq -r --arg n "$name" '.reasons[]? | "drill \($n): reason: \(.)"' "$out/$name/report.json" 2>/dev/null
+		trace "$name"
 		[ -f "$out/$name/report.md" ] && sed -n '1,80p' "$out/$name/report.md"
 		keep_consoles "$name"
 		keep_rdma_state "$name"

@@ -2,8 +2,9 @@
 /*
  * agents/agent_cgroup.c against a fake cgroupfs: a temporary folder with the
  * files cgroup v2 would have (cgroup.controllers, cgroup.subtree_control).
- * Checks which files get "+rdma", that the workload's folder is made and
- * removed, and the sentences for a missing cgroup2 mount or rdma controller.
+ * Checks which files get "+rdma" (and "+cpu" with a CPU limit, and cpu.max),
+ * that the workload's folder is made and removed, and the sentences for a
+ * missing cgroup2 mount, rdma or cpu controller.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -182,6 +183,50 @@ static void test_create_no_cgroup2(void **state)
 	assert_non_null(strstr(err, "rdmachaos: not a cgroup v2 folder"));
 }
 
+/* cpu reaches ROOT like rdma, and the workload's folder gets its cpu.max. */
+static void test_cpu_max(void **state)
+{
+	char root[128], path[256];
+
+	root_path(root, sizeof(root));
+	dir("rdmachaos");
+	put("rdmachaos/cgroup.controllers", "memory rdma\n"); /* no cpu yet */
+	put("rdmachaos/cgroup.subtree_control", "rdma\n");
+	assert_int_equal(agent_cgroup_create(root, "job", path, sizeof(path), err, sizeof(err)), 0);
+	put("rdmachaos/job/cpu.max", "max 100000\n");
+	assert_int_equal(agent_cgroup_cpu_max(root, path, 25, err, sizeof(err)), 0);
+	assert_string_equal(get("cgroup.subtree_control"), "+cpu");
+	assert_string_equal(get("rdmachaos/cgroup.subtree_control"), "+cpu");
+	assert_string_equal(get("rdmachaos/job/cpu.max"), "25000 100000");
+	/* two CPUs */
+	assert_int_equal(agent_cgroup_cpu_max(root, path, 200, err, sizeof(err)), 0);
+	assert_string_equal(get("rdmachaos/job/cpu.max"), "200000 100000");
+	/* out of range: nothing written */
+	assert_int_equal(agent_cgroup_cpu_max(root, path, 0, err, sizeof(err)), -EINVAL);
+	assert_int_equal(
+	    agent_cgroup_cpu_max(root, path, AGENT_CG_CPU_PCT_MAX + 1, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not in 1..102400% of one CPU"));
+	assert_string_equal(get("rdmachaos/job/cpu.max"), "200000 100000");
+}
+
+/* A kernel without the cpu controller: refused, saying why, nothing written. */
+static void test_cpu_max_no_cpu(void **state)
+{
+	char root[128], path[256];
+
+	put("cgroup.controllers", "memory rdma\n");
+	root_path(root, sizeof(root));
+	dir("rdmachaos");
+	put("rdmachaos/cgroup.controllers", "rdma\n");
+	put("rdmachaos/cgroup.subtree_control", "rdma\n");
+	assert_int_equal(agent_cgroup_create(root, "job", path, sizeof(path), err, sizeof(err)), 0);
+	assert_int_equal(agent_cgroup_cpu_max(root, path, 25, err, sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "no cpu controller (cgroup.controllers: \"memory rdma\")"));
+	assert_non_null(strstr(err, "CONFIG_CFS_BANDWIDTH"));
+	assert_string_equal(get("cgroup.subtree_control"), "memory pids");
+	assert_false(get("rdmachaos/job/cpu.max"));
+}
+
 static void test_create_no_rdma(void **state)
 {
 	char root[128], path[256];
@@ -226,6 +271,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_create_leftover, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_create_no_cgroup2, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_create_no_rdma, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_max, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cpu_max_no_cpu, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_create_bad_names, setup, teardown),
 	};
 

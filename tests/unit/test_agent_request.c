@@ -219,7 +219,10 @@ static void test_workload_fields(void **state)
 	    "\"preload\": true}",
 	    EINVAL,
 	    "workload_start: preload: unknown argument (workload_start takes wl_id, role, args, "
-	    "stop_on_close, shim, cgroup, no_ipc_lock, job)");
+	    "stop_on_close, shim, cgroup, no_ipc_lock, cpu_max_pct, job)");
+	refused("{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"s\", \"role\": \"client\", "
+		"\"cpu_max_pct\": 0}",
+		EINVAL, "workload_start: cpu_max_pct: must be an integer in 1..102400");
 	refused("{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"j\", \"role\": \"rank\", "
 		"\"job\": [\"/bin/true\"]}",
 		EINVAL, "workload_start: job: must be a JSON object");

@@ -272,7 +272,7 @@ static void test_port_flap_file(void **state)
 			    "{\"count\":3,\"down_ms\":4000,\"up_ms\":4000,\"jitter_ms\":300}");
 	free(params);
 	assert_int_equal(sc.expect.recovery_within_ms, 30000);
-	assert_true(sc.expect.recovery_ratio == 0.7);
+	assert_true(sc.expect.recovery_ratio == 0.5);
 	scenario_free(&sc);
 }
 
@@ -567,6 +567,26 @@ static void test_job(void **state)
 	memcpy(strstr(text, "30s"), "3m ", 3);
 	expect_err_text(text, "t.yaml:6:15: workload.stop_grace: at most 2 min: a rank that "
 			      "ignores SIGINT for longer is not stopping");
+	free(text);
+	/* cpu_limit: none unless given; CPUs, 0.01..1024, kept as percent of one */
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  cpu_limit: 0.25\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.job->cpu_pct, 25);
+	scenario_free(&sc);
+	memcpy(strstr(text, "0.25"), "2   ", 4);
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.job->cpu_pct, 200);
+	scenario_free(&sc);
+	memcpy(strstr(text, "2   "), "0.00", 4);
+	expect_err_text(text, "t.yaml:6:14: workload.cpu_limit: 0.00 is out of range; give the "
+			      "CPUs each rank's processes may use together, 0.01 to 1024, e.g. "
+			      "0.25 for a quarter of one");
+	free(text);
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.job->cpu_pct, 0);
+	scenario_free(&sc);
 	free(text);
 	/* start_tries: 1 unless given, 1..5, only with a ready line to tell a failed start by */
 	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x], ready: up}]\n"
