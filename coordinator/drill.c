@@ -62,6 +62,14 @@ struct drill_flow *drill_flow_of(struct drill *d, const json_t *ev)
 	return NULL;
 }
 
+/* What the workload's samples count: MB/s, or a job's counter per second. */
+static const char *drill_unit(const struct drill *d)
+{
+	const struct sc_job *j = d->sc.workload.job;
+
+	return j && j->tp_rate_unit[0] ? j->tp_rate_unit : "MB/s";
+}
+
 /* The baseline as measured; a job's samples carry no latency, so none is printed for them. */
 static void drill_print_baseline(const struct drill *d, double now)
 {
@@ -69,8 +77,8 @@ static void drill_print_baseline(const struct drill *d, double now)
 
 	if (d->baseline.latency_us_p50 > 0)
 		snprintf(lat, sizeof(lat), ", p50 latency %.0f us", d->baseline.latency_us_p50);
-	prog_event("  %+8.1fs baseline: %.2f MB/s%s (%u samples)", now / 1000.0,
-		   d->baseline.throughput_mbps, lat, d->baseline.samples);
+	prog_event("  %+8.1fs baseline: %.2f %s%s (%u samples)", now / 1000.0,
+		   d->baseline.throughput_mbps, drill_unit(d), lat, d->baseline.samples);
 }
 
 /* A workload's throughput sample: the drill's last rate, and the guards that watch it. */
@@ -96,6 +104,19 @@ static void drill_take_sample(struct drill *d, json_t *ev, double t)
 			guard_sample(&d->guards[i], t * 1000.0, mbps);
 }
 
+/* A job's samples from its RDMA counter (drill_job_counter.c), kept and taken as the stream's. */
+static void drill_add_samples(struct drill *d, json_t *samples)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(samples, i, s) {
+		json_array_append(d->fl.events, s);
+		drill_take_sample(d, s, json_number_value(json_object_get(s, "t_ms")) / 1000.0);
+	}
+	json_decref(samples);
+}
+
 /* Human progress on stderr: the events an SRE watches for, as they happen. */
 static void drill_print_event(json_t *ev, void *arg)
 {
@@ -116,6 +137,8 @@ static void drill_print_event(json_t *ev, void *arg)
 		drill_take_sample(d, ev, t);
 		return;
 	}
+	if (!strcmp(kind, "counter") && (mapped = drill_job_counter(d, ev)))
+		drill_add_samples(d, mapped);
 	if (d->o->quiet || !strcmp(kind, "counter"))
 		return;
 	drill_print_line(d, ev, kind, node, t, type);
@@ -263,7 +286,7 @@ static int drill_handshake(struct drill *d)
 	}
 	if (ret)
 		goto out;
-	req = json_pack("{s:s,s:i}", "op", "subscribe", "counters_interval_ms", 1000);
+	req = json_pack("{s:s,s:i}", "op", "subscribe", "counters_interval_ms", DRILL_COUNTERS_MS);
 	ret = fleet_call_many(&d->fl, NULL, req, DRILL_CALL_MS, res, errs);
 	json_decref(req);
 	for (i = 0; i < d->fl.nr_agents; i++) {
@@ -520,6 +543,7 @@ static void drill_stop_workloads(struct drill *d)
 	unsigned int k, i;
 
 	if (d->sc.workload.job) {
+		drill_add_samples(d, drill_job_counter_end(d, drill_now_ms(d)));
 		drill_job_end(d); /* its path once more, while it runs */
 		drill_job_stop(d, &d->flows[0]);
 	}
@@ -862,18 +886,18 @@ static void drill_progress(struct drill *d, double now)
 			snprintf(ratio, sizeof(ratio), " = %.0f%% of baseline %.2f",
 				 100.0 * d->last_mbps / d->baseline.throughput_mbps,
 				 d->baseline.throughput_mbps);
-		prog_status(" %-8s %6.1f / %.0f s | %s%s | %.2f MB/s%s on rail %d ", phase,
+		prog_status(" %-8s %6.1f / %.0f s | %s%s | %.2f %s%s on rail %d ", phase,
 			    now / 1000.0, d->end_ms / 1000.0,
-			    inforce[0] ? "in force: " : "no fault", inforce, d->last_mbps, ratio,
-			    d->last_rail);
+			    inforce[0] ? "in force: " : "no fault", inforce, d->last_mbps,
+			    drill_unit(d), ratio, d->last_rail);
 		return;
 	}
 	if (now - d->last_progress_ms < 5000)
 		return;
 	d->last_progress_ms = now;
-	prog_event("  %+8.1fs progress: %.1f of %.0f s, throughput %.2f MB/s on rail %d%s",
-		   now / 1000.0, now / 1000.0, d->end_ms / 1000.0, d->last_mbps, d->last_rail,
-		   d->baseline_done ? "" : " (steady state)");
+	prog_event("  %+8.1fs progress: %.1f of %.0f s, throughput %.2f %s on rail %d%s",
+		   now / 1000.0, now / 1000.0, d->end_ms / 1000.0, d->last_mbps, drill_unit(d),
+		   d->last_rail, d->baseline_done ? "" : " (steady state)");
 }
 
 /*

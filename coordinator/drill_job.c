@@ -317,6 +317,7 @@ static int dj_start_try(struct drill *d, struct drill_flow *f, bool *again)
 
 int drill_job_start(struct drill *d, struct drill_flow *f)
 {
+	unsigned int i;
 	bool again;
 	int ret;
 
@@ -324,6 +325,8 @@ int drill_job_start(struct drill *d, struct drill_flow *f)
 	d->job.last_tp_ms = -1;
 	d->job.restart_at_ms = -1;
 	d->job.restart_rank = -1;
+	for (i = 0; i < SC_MAX_RAILS; i++)
+		d->job.ctr_last_ms[i] = -1;
 	dj_make_tag(d);
 	if (!d->job.path)
 		d->job.path = json_array();
@@ -729,7 +732,14 @@ out:
 			 tcp);
 }
 
-/* The outcome the drill demands of the job's exits. */
+/*
+ * How long a surviving job may go without a throughput sample above 0 before the drill stops
+ * it: a job that runs on but hangs has not survived. Ten of the lab's slowest cadences (an MPI
+ * iteration line, the counters' second) and more than a line-based sample's jitter.
+ */
+#define DJ_PROGRESS_MS 10000
+
+/* The outcome the drill demands of the job's exits (and, to survive, of its progress). */
 static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 {
 	static const char *const want[] = {
@@ -783,6 +793,26 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 				    "job: rank %u on %s had not finished when the drill ended; "
 				    "the drill demands that it succeed",
 				    i, j->ranks[i].node);
+		}
+	}
+	/* surviving is progressing: a job that runs on, hung, has not survived the drill */
+	if (ok && j->outcome == SC_JOB_SURVIVE && (j->tp_regex[0] || j->tp_counter[0])) {
+		double end = d->job.stop_ms >= 0 ? d->job.stop_ms : drill_now_ms(d);
+		double last = drill_job_last_progress_ms(d, end);
+
+		if (last < 0 || end - last > DJ_PROGRESS_MS) {
+			char seen[64] = "no throughput sample above 0 at all";
+
+			if (last >= 0)
+				snprintf(seen, sizeof(seen),
+					 "its last throughput sample above 0 at %+.1f s",
+					 last / 1000.0);
+			ok = false;
+			snprintf(sentence, sizeof(sentence),
+				 "job: every rank still ran, but it made no progress in its last "
+				 "%.1f s (%s)%s; the drill demands that it survive, which is to "
+				 "keep progressing",
+				 (end - fmax(last, 0)) / 1000.0, seen, restarts);
 		}
 	}
 	if (ok && nr_restarts)

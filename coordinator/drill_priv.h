@@ -26,6 +26,8 @@ struct drill_fault {
 };
 
 #define DRILL_CALL_MS 15000
+/* the agents' RDMA counter sampling interval (subscribe) */
+#define DRILL_COUNTERS_MS 1000
 #define DRILL_WL_ID EV_WL_DRILL
 
 /* A job as the drill's workload (coordinator/drill_job.c): its ranks and its path evidence. */
@@ -53,11 +55,14 @@ struct drill_job {
 	double stop_ms; /* when the drill started stopping it; -1 before */
 	double last_tp_ms; /* the last throughput sample's time; -1 before the first */
 	double last_iv_ms; /* the interval the last sample covered: the job's cadence */
-	bool path_at[3];   /* job_path asked at the baseline's start, its end, the drill's end */
-	json_t *path;	   /* [{when, node, result | error}] */
-	json_t *report;	   /* report.json "job", once judged */
-	json_t *commands;  /* each rank's argv as started (templates filled in) */
-	char tag[64];	   /* RDMACHAOS_JOB in each rank's environment: job_path finds it by that */
+	/* throughput.counter (drill_job_counter.c): per job rail, the time of the last sample of
+	 * the counter on that rail's port; -1 before the first */
+	double ctr_last_ms[SC_MAX_RAILS];
+	bool path_at[3];  /* job_path asked at the baseline's start, its end, the drill's end */
+	json_t *path;	  /* [{when, node, result | error}] */
+	json_t *report;	  /* report.json "job", once judged */
+	json_t *commands; /* each rank's argv as started (templates filled in) */
+	char tag[64];	  /* RDMACHAOS_JOB in each rank's environment: job_path finds it by that */
 };
 
 /* A stream the drill runs: its own workload (flows[0]) or a guard's flow. */
@@ -154,6 +159,12 @@ void drill_job_restart_tick(struct drill *d, double now_ms);
 void drill_job_stop(struct drill *d, struct drill_flow *f);
 /* A job's event in the stream's terms (interval, error), or NULL; a new reference. */
 json_t *drill_job_map(struct drill *d, const json_t *ev);
+/* drill_job_counter.c: throughput.counter's samples from a counter event (NULL: not the job's
+ * counter), and at the drill's end, the samples of 0 since the counter last moved */
+json_t *drill_job_counter(struct drill *d, const json_t *ev);
+json_t *drill_job_counter_end(struct drill *d, double now_ms);
+/* The time of the job's last throughput sample above 0 up to until_ms; -1 none. */
+double drill_job_last_progress_ms(const struct drill *d, double until_ms);
 /* During the timeline: the path evidence at the baseline's start and end. */
 void drill_job_tick(struct drill *d, double now_ms);
 /* Its outcome and its RDMA path judged: failures into problems, d->job.report set. */

@@ -553,6 +553,10 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 				(json_int_t)in->corrupted)
 		    : json_null()));
 
+	/* the samples' unit, when they are not MB/s (a job's packet counter) */
+	if (w->job && w->job->tp_rate_unit[0])
+		json_object_set_new(json_object_get(r, "workload"), "throughput_unit",
+				    json_string(w->job->tp_rate_unit));
 	for (i = 0; i < d->sc.nr_faults; i++)
 		json_array_append_new(faults, drill_fault_json(d, &d->faults[i]));
 	json_object_set_new(r, "faults", faults);

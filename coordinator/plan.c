@@ -324,6 +324,12 @@ static void plan_job(FILE *f, const struct sc_workload *w)
 		fprintf(f, "    throughput: /%s/ group %u%s%s%s%s\n", j->tp_regex, j->tp_group,
 			j->tp_unit[0] ? " in " : "", j->tp_unit, j->tp_node[0] ? " from " : "",
 			j->tp_node);
+	if (j->tp_counter[0])
+		fprintf(f,
+			"    throughput: RDMA counter %s of %s's ports on the job's rails, per "
+			"sampling interval%s\n",
+			j->tp_counter, j->tp_node,
+			sc_job_counter_words(j->tp_counter) ? " (4-byte words, as MB/s)" : "");
 	fprintf(f, "    error lines:");
 	for (i = 0; i < j->nr_errors; i++)
 		fprintf(f, " /%s/", j->errors[i]);

@@ -75,7 +75,11 @@ struct sc_job {
 	char tp_regex[SC_JOB_REGEX_LEN];
 	unsigned int tp_group;
 	char tp_unit[16];
-	char tp_node[SC_NAME_LEN];			  /* the rank that prints them; "" any */
+	char tp_node[SC_NAME_LEN]; /* the rank that prints them; "" any */
+	/* or the RDMA counter NAME of tp_node's ports on the job's rails, as the agent samples it
+	 * (counter events): a rate per sampling interval */
+	char tp_counter[64];
+	char tp_rate_unit[80]; /* what the samples count, when not MB/s ("rcvd_pkts/s"); "" MB/s */
 	char errors[SC_JOB_MAX_ERRORS][SC_JOB_REGEX_LEN]; /* lines that are a detection signal */
 	unsigned int nr_errors;
 	enum sc_job_outcome outcome;
@@ -333,5 +337,7 @@ int scenario_check_text(const char *name, const char *text, size_t len, struct s
 void scenario_free(struct scenario *sc);
 
 const struct sc_node *scenario_node(const struct scenario *sc, const char *name);
+/* A job's throughput counter counts 4-byte words (the IB port data counters), not units. */
+bool sc_job_counter_words(const char *name);
 
 #endif

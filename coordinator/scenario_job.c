@@ -258,11 +258,39 @@ static int sc_job_env(struct pctx *c, yaml_node_t *m, const char *path, struct s
 	return st;
 }
 
+bool sc_job_counter_words(const char *name)
+{
+	return !strcmp(name, "port_xmit_data") || !strcmp(name, "port_rcv_data");
+}
+
+/* throughput.counter: a counter file's name as the agent's counter events carry it. */
+static int sc_job_counter(struct pctx *c, yaml_node_t *n, const char *path, struct sc_job *j)
+{
+	size_t i;
+
+	if (yd_get_text(c->d, n, path, j->tp_counter, sizeof(j->tp_counter)))
+		return -EINVAL;
+	for (i = 0; j->tp_counter[i] && (isalnum((unsigned char)j->tp_counter[i]) ||
+					 j->tp_counter[i] == '_' || j->tp_counter[i] == '-');
+	     i++)
+		;
+	if (!j->tp_counter[0] || j->tp_counter[i])
+		return yd_fail(c->d, n, path,
+			       "\"%s\" is not a counter's name; name a file of the port's "
+			       "counters/ or hw_counters/, e.g. port_rcv_data or rcvd_pkts",
+			       j->tp_counter);
+	return 0;
+}
+
+/*
+ * throughput: from the job's output (regex, group, unit) or from the RDMA counters of one of its
+ * nodes (counter, node), never both.
+ */
 static int sc_job_throughput(struct pctx *c, yaml_node_t *m, const char *path, struct sc_job *j)
 {
-	static const char *const keys[] = {"regex", "group", "unit", "node", NULL};
+	static const char *const keys[] = {"regex", "group", "unit", "node", "counter", NULL};
 	char kpath[YD_PATH_LEN];
-	yaml_node_t *n;
+	yaml_node_t *n, *rx;
 	uint64_t v;
 	int st = 0;
 
@@ -270,18 +298,35 @@ static int sc_job_throughput(struct pctx *c, yaml_node_t *m, const char *path, s
 		return -EINVAL;
 	scp_keep(&st, yd_check_keys(c->d, m, path, keys));
 	j->tp_group = 1;
+	yd_join(kpath, path, "counter");
+	rx = yd_map_get(c->d, m, "regex");
+	if ((n = yd_map_get(c->d, m, "counter"))) {
+		if (rx || yd_map_get(c->d, m, "group") || yd_map_get(c->d, m, "unit"))
+			scp_keep(&st, yd_fail(c->d, n, kpath,
+					      "a throughput is read from the job's output (regex, "
+					      "group, unit) or from a counter, not both"));
+		if (!scp_keep(&st, sc_job_counter(c, n, kpath, j)) &&
+		    !sc_job_counter_words(j->tp_counter))
+			snprintf(j->tp_rate_unit, sizeof(j->tp_rate_unit), "%s/s", j->tp_counter);
+		if (!yd_map_get(c->d, m, "node"))
+			scp_keep(&st, scp_missing(c, m, path, "node",
+						  "the job's node whose ports' counter is read, "
+						  "e.g. node: node-b"));
+	}
 	yd_join(kpath, path, "group");
 	if ((n = yd_map_get(c->d, m, "group")) &&
 	    !scp_keep(&st, yd_get_uint(c->d, n, kpath, 1, 9, &v)))
 		j->tp_group = (unsigned int)v;
 	yd_join(kpath, path, "regex");
-	if (!(n = yd_map_get(c->d, m, "regex")))
-		scp_keep(&st, scp_missing(c, m, path, "regex",
-					  "a line with the rate, its number in parentheses, e.g. "
-					  "regex: '^ *65536 +[0-9]+ +[0-9.]+ +([0-9.]+)'"));
-	else
+	if (!rx && !j->tp_counter[0] && !yd_map_get(c->d, m, "counter"))
 		scp_keep(&st,
-			 sc_job_regex(c, n, kpath, j->tp_regex, sizeof(j->tp_regex), j->tp_group));
+			 scp_missing(c, m, path, "regex",
+				     "a line with the rate, its number in parentheses, e.g. "
+				     "regex: '^ *65536 +[0-9]+ +[0-9.]+ +([0-9.]+)' (or counter: "
+				     "NAME and node: NODE, from the RDMA counters)"));
+	else if (rx)
+		scp_keep(&st,
+			 sc_job_regex(c, rx, kpath, j->tp_regex, sizeof(j->tp_regex), j->tp_group));
 	yd_join(kpath, path, "unit");
 	if ((n = yd_map_get(c->d, m, "unit")))
 		scp_keep(&st, yd_get_text(c->d, n, kpath, j->tp_unit, sizeof(j->tp_unit)));
@@ -503,6 +548,17 @@ int scp_parse_job(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_w
 		scp_keep(&st, sc_job_nodes(c, n, kpath, j));
 	for (i = 0; !n && i < j->nr_ranks; i++) /* the ranks' nodes, each once (one rank a node) */
 		memcpy(j->nodes[j->nr_nodes++], j->ranks[i].node, SC_NAME_LEN);
+	if (j->tp_counter[0] && j->tp_node[0]) {
+		for (i = 0; i < j->nr_nodes && strcmp(j->nodes[i], j->tp_node); i++)
+			;
+		yd_join(ipath, path, "throughput");
+		yd_join(kpath, ipath, "node");
+		if (i == j->nr_nodes && (n = yd_map_get(c->d, wl, "throughput")))
+			scp_keep(&st, yd_fail(c->d, yd_map_get(c->d, n, "node") ?: n, kpath,
+					      "%s is not one of the job's nodes: its counters are "
+					      "not the job's",
+					      j->tp_node));
+	}
 	/* the stream's ends, for what reads them (blast radius, progress): first and last rank */
 	if (j->nr_ranks) {
 		snprintf(w->to, sizeof(w->to), "%s", j->ranks[0].node);

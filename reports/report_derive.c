@@ -477,7 +477,8 @@ static void item_recovery(json_t *items, const json_t *r, const json_t *f, const
 	ru_num(m, "threshold_ms", &thr);
 	if (ru_num(r, "expect.recovery.throughput_ratio", &ratio) &&
 	    ru_num(r, "workload.baseline.throughput_mbps", &base))
-		fmt(share, sizeof(share), "%.0f%% of the %.1f MB/s baseline", ratio * 100, base);
+		fmt(share, sizeof(share), "%.0f%% of the %.1f %s baseline", ratio * 100, base,
+		    ru_unit(r));
 	else
 		fmt(share, sizeof(share), "the expected share of the baseline");
 	qp[0] = '\0';

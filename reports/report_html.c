@@ -584,7 +584,7 @@ static int tl_plan(struct tl *tl, const json_t *r, const json_t *events)
 
 #define TL_MAX_TICKS 200
 
-static void tl_axes(FILE *f, const struct tl *tl)
+static void tl_axes(FILE *f, const struct tl *tl, const json_t *r)
 {
 	char b1[32], b2[32], b3[32];
 	double t, mb, ystep = nice_step(tl->ymax, 5, 0.1);
@@ -613,11 +613,12 @@ static void tl_axes(FILE *f, const struct tl *tl)
 			TL_PLOT_Y1 + 18, f1(t, b2, sizeof(b2)), decimals,
 			fabs(t) < 0.05 ? 0.0 : t / 1000);
 	}
+	fprintf(f, "<text class=\"ytitle\" x=\"%d\" y=\"%d\">", TL_X0 - 6, TL_PLOT_Y0 - 6);
+	esc(f, ru_unit(r));
 	fprintf(f,
-		"<text class=\"ytitle\" x=\"%d\" y=\"%d\">MB/s</text>\n"
+		"</text>\n"
 		"<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n</g>\n",
-		TL_X0 - 6, TL_PLOT_Y0 - 6, TL_X0, TL_PLOT_Y0, TL_X1 - TL_X0,
-		TL_PLOT_Y1 - TL_PLOT_Y0);
+		TL_X0, TL_PLOT_Y0, TL_X1 - TL_X0, TL_PLOT_Y1 - TL_PLOT_Y0);
 }
 
 static void tl_windows(FILE *f, const struct tl *tl, const json_t *r)
@@ -675,9 +676,11 @@ static void tl_levels(FILE *f, const struct tl *tl, const json_t *r)
 		return;
 	fprintf(f,
 		"<line class=\"baseline\" data-mbps=\"%s\" x1=\"%d\" y1=\"%s\" x2=\"%d\" "
-		"y2=\"%s\"><title>baseline %.3f MB/s</title></line>\n",
+		"y2=\"%s\"><title>baseline %.3f ",
 		f1(base, b1, sizeof(b1)), TL_X0, f1(tl_y(tl, base), b2, sizeof(b2)), TL_X1, b2,
 		base);
+	esc(f, ru_unit(r));
+	fputs("</title></line>\n", f);
 	if (!ru_num(r, "expect.recovery.throughput_ratio", &ratio))
 		return;
 	fprintf(f,
@@ -944,7 +947,7 @@ static void html_timeline(FILE *f, const struct tl *tl, const json_t *r, const j
 			"<rect class=\"lane-bg\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
 			TL_X0, TL_LANE_Y0 + i * TL_LANE_H, TL_X1 - TL_X0, TL_LANE_H);
 	tl_windows(f, tl, r);
-	tl_axes(f, tl);
+	tl_axes(f, tl, r);
 	tl_levels(f, tl, r);
 	tl_throughput(f, tl);
 	tl_marks(f, tl, r);

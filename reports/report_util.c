@@ -376,12 +376,18 @@ const char *ru_alert_ms(double ms, const char *none, char *buf, size_t len)
 	return isnan(ms) ? none : ru_fmt_ms(ms, buf, len);
 }
 
+const char *ru_unit(const json_t *r)
+{
+	return ru_str(r, "workload.throughput_unit") ?: "MB/s";
+}
+
 void ru_baseline(FILE *f, const json_t *w)
 {
 	char b[3][32];
 
-	fprintf(f, "Baseline: %s MB/s mean, ",
-		ru_num_text(w, "baseline.throughput_mbps", 1, b[0], sizeof(b[0])));
+	fprintf(f, "Baseline: %s %s mean, ",
+		ru_num_text(w, "baseline.throughput_mbps", 1, b[0], sizeof(b[0])),
+		ru_str(w, "throughput_unit") ?: "MB/s");
 	/* a job's samples carry no latency: 0 means not measured */
 	if (json_number_value(json_object_get(json_object_get(w, "baseline"), "latency_us_p50")) >
 	    0)
@@ -399,6 +405,11 @@ void ru_workload(FILE *f, const json_t *w, const struct ru_markup *m)
 		return;
 	fputs(" Workload: ", f);
 	m->put(f, ru_str(w, "kind") ?: "stream");
+	/* a job's messages are its own: the stream's settings say nothing of it */
+	if (!strcmp(ru_str(w, "kind") ?: "", "job")) {
+		fputs(" (its ranks, command and evidence under Job).", f);
+		return;
+	}
 	fputc(' ', f);
 	m->put(f, ru_str(w, "from"));
 	fputs(" → ", f);

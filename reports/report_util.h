@@ -25,6 +25,8 @@ const json_t *ru_get(const json_t *o, const char *path);
 const char *ru_str(const json_t *o, const char *path);
 /* The number at path in *v; false, *v untouched, when there is none. */
 bool ru_num(const json_t *o, const char *path, double *v);
+/* What the workload's throughput figures count (workload.throughput_unit): "MB/s" unless said. */
+const char *ru_unit(const json_t *r);
 /* Whether the value at path is JSON true. */
 bool ru_true(const json_t *o, const char *path);
 /* Both strings present and equal. */

@@ -344,21 +344,21 @@ void rw_safety(FILE *f, const json_t *r, const struct rw_markup *m)
 	fputs(m->section_end, f);
 }
 
-/* "10.1 MB/s", or RU_DASH. */
+/* "10.1 MB/s" (or the workload's unit), or RU_DASH. */
 static const char *mbps(const json_t *w, const char *path, char *buf, size_t len)
 {
 	double v;
 
 	if (!ru_num(w, path, &v))
 		return RU_DASH;
-	snprintf(buf, len, "%.1f MB/s", v);
+	snprintf(buf, len, "%.1f %s", v, ru_str(w, "throughput_unit") ?: "MB/s");
 	return buf;
 }
 
 void rw_throughput(FILE *f, const json_t *r, const struct rw_markup *m)
 {
 	const json_t *w = ru_get(r, "workload"), *win = ru_get(w, "baseline.window_ms");
-	char b[32];
+	char b[128];
 
 	m->section(f, "throughput", "Throughput");
 	rw_table(f, m, "throughput", "Before (baseline)", "During faults", "After", NULL);

@@ -687,7 +687,8 @@ job_drills() {
 		'.job.outcome.ok and .job.outcome.want == "survive"' \
 		'(.job.rdma_path | length) == 2' \
 		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
-		'events:any(.[]; .kind == "workload" and .type == "job_sample" and .node == "node-a")'
+		'.workload.throughput_unit == "rcvd_pkts/s"' \
+		'events:any(.[]; .kind == "workload" and .type == "interval" and .source == "counter" and .node == "node-b")'
 	left_behind job-perftest node-a node-b
 }
 

@@ -553,6 +553,39 @@ static void test_job(void **state)
 	expect_err_text(text, "t.yaml:6:23: workload.throughput.regex: \"x\" has 0 parenthesised "
 			      "part(s); group 1 must hold the value");
 	free(text);
+	/* throughput from an RDMA counter of a job node's ports, not from its output */
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  nodes: [node-a, node-b]\n"
+			"  throughput: {counter: rcvd_pkts, node: node-b}\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_string_equal(sc.workload.job->tp_counter, "rcvd_pkts");
+	assert_string_equal(sc.workload.job->tp_node, "node-b");
+	assert_string_equal(sc.workload.job->tp_regex, "");
+	scenario_free(&sc);
+	free(text);
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  throughput: {counter: rcvd_pkts, node: node-b}\n");
+	expect_err_text(text, "t.yaml:6:42: workload.throughput.node: node-b is not one of the "
+			      "job's nodes: its counters are not the job's");
+	free(text);
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  throughput: {counter: rcvd_pkts}\n");
+	expect_err_text(text, "t.yaml:6:15: workload.throughput.node: missing; the job's node "
+			      "whose ports' counter is read, e.g. node: node-b");
+	free(text);
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  throughput: {counter: ../x, node: node-a}\n");
+	expect_err_text(text,
+			"t.yaml:6:25: workload.throughput.counter: \"../x\" is not a "
+			"counter's name; name a file of the port's counters/ or hw_counters/, "
+			"e.g. port_rcv_data or rcvd_pkts");
+	free(text);
+	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
+			"  throughput: {counter: rcvd_pkts, node: node-a, regex: '(x)'}\n");
+	expect_err_text(text, "t.yaml:6:25: workload.throughput.counter: a throughput is read "
+			      "from the job's output (regex, group, unit) or from a counter, not "
+			      "both");
+	free(text);
 	text = job_edit("  kind: job\n  ranks: [{node: node-a, command: [/bin/x]}]\n"
 			"  ready_within: 31m\n");
 	expect_err_text(text, "t.yaml:6:17: workload.ready_within: at most 30 min: a rank that "
