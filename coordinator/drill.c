@@ -70,6 +70,19 @@ static const char *drill_unit(const struct drill *d)
 	return j && j->tp_rate_unit[0] ? j->tp_rate_unit : "MB/s";
 }
 
+/*
+ * The workload has not reported for longer than three of its intervals (the baseline's, or 1 s
+ * before it is measured) and 3 s: its last rate is no longer its rate.
+ */
+static bool drill_samples_stale(const struct drill *d, double now)
+{
+	double cadence = d->baseline_done && d->baseline.samples
+			     ? (double)d->sc.baseline_ms / d->baseline.samples
+			     : 1000;
+
+	return d->have_sample && now - d->last_sample_ms > fmax(3000, 3 * cadence);
+}
+
 /* The baseline as measured; a job's samples carry no latency, so none is printed for them. */
 static void drill_print_baseline(const struct drill *d, double now)
 {
@@ -99,6 +112,8 @@ static void drill_take_sample(struct drill *d, json_t *ev, double t)
 	}
 	d->last_mbps = mbps;
 	d->last_rail = (int)json_integer_value(json_object_get(ev, "rail"));
+	d->have_sample = true;
+	d->last_sample_ms = fmax(d->last_sample_ms, t * 1000.0);
 	for (i = 0; i < d->sc.safety.nr_guards; i++)
 		if (!d->sc.safety.guards[i].has_flow)
 			guard_sample(&d->guards[i], t * 1000.0, mbps);
@@ -895,6 +910,15 @@ static void drill_progress(struct drill *d, double now)
 	if (now - d->last_progress_ms < 5000)
 		return;
 	d->last_progress_ms = now;
+	/* a workload that stopped reporting is said to have, not shown at its last rate */
+	if (drill_samples_stale(d, now)) {
+		prog_event("  %+8.1fs progress: %.1f of %.0f s, no throughput sample for %.1f s "
+			   "(the last: %.2f %s on rail %d)",
+			   now / 1000.0, now / 1000.0, d->end_ms / 1000.0,
+			   (now - d->last_sample_ms) / 1000.0, d->last_mbps, drill_unit(d),
+			   d->last_rail);
+		return;
+	}
 	prog_event("  %+8.1fs progress: %.1f of %.0f s, throughput %.2f %s on rail %d%s",
 		   now / 1000.0, now / 1000.0, d->end_ms / 1000.0, d->last_mbps, drill_unit(d),
 		   d->last_rail, d->baseline_done ? "" : " (steady state)");

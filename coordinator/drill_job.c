@@ -734,10 +734,12 @@ out:
 
 /*
  * How long a surviving job may go without a throughput sample above 0 before the drill stops
- * it: a job that runs on but hangs has not survived. Ten of the lab's slowest cadences (an MPI
- * iteration line, the counters' second) and more than a line-based sample's jitter.
+ * it: a job that runs on but hangs has not survived. Four of its own sample intervals (as the
+ * baseline measured them: a job that reports every 30 s gets 2 min) and at least 20 s, more than
+ * the 6 s gaps seen between an MPI job's iteration lines on a busy lab (slurm-drain, ci94).
  */
-#define DJ_PROGRESS_MS 10000
+#define DJ_PROGRESS_MS 20000
+#define DJ_PROGRESS_INTERVALS 4
 
 /* The outcome the drill demands of the job's exits (and, to survive, of its progress). */
 static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
@@ -798,9 +800,12 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 	/* surviving is progressing: a job that runs on, hung, has not survived the drill */
 	if (ok && j->outcome == SC_JOB_SURVIVE && (j->tp_regex[0] || j->tp_counter[0])) {
 		double end = d->job.stop_ms >= 0 ? d->job.stop_ms : drill_now_ms(d);
-		double last = drill_job_last_progress_ms(d, end);
+		double last = drill_job_last_progress_ms(d, end), bound = DJ_PROGRESS_MS;
 
-		if (last < 0 || end - last > DJ_PROGRESS_MS) {
+		if (d->baseline.samples)
+			bound = fmax(bound, DJ_PROGRESS_INTERVALS * (double)d->sc.baseline_ms /
+						d->baseline.samples);
+		if (last < 0 || end - last > bound) {
 			char seen[64] = "no throughput sample above 0 at all";
 
 			if (last >= 0)

@@ -97,6 +97,8 @@ struct drill {
 	double last_progress_ms;
 	double last_mbps;
 	int last_rail;
+	bool have_sample;      /* the drill's workload has reported a sample */
+	double last_sample_ms; /* when its last one ended */
 	struct guard_state guards[SC_MAX_GUARDS];
 	int aborted_by; /* index of the guard that stopped the drill, -1 if none */
 	double last_renew_ms;

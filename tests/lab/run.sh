@@ -574,16 +574,16 @@ drills() {
 	# detected whether the job lives or not) the job sometimes rides through
 	# (back in ~8.7 s) and sometimes aborts (Soft-RoCE fails a send of the faulted node's own
 	# rank with a local QP operation error, and Open MPI without error handling gives up) or
-	# hangs without a word until the drill stops it (ci71: "not recovered: the workload stopped
-	# reporting", outcome met): the drill passes, or fails on its survive outcome or its recovery
-	# and for no other reason.
+	# hangs without a word until the drill stops it (ci71, ci94: "not recovered: the workload
+	# stopped reporting"; its survive outcome, once met by a hung job, now fails on its progress):
+	# the drill passes, or fails on its survive outcome or its recovery and for no other reason.
 	drill job-mpi scenarios/job-mpi.yaml '0|1' \
 		'.schema == "rdmachaos.report/v1"' '.cleanup.verified == true' \
 		'.workload.baseline.throughput_mbps > 0' \
 		'(.faults | length) == 2 and all(.faults[]; .detection.ok)' \
 		'(.job.tag | test("^job-mpi-")) and (.job.rdma_path | length) == 2' \
 		'all(.job.rdma_path[]; .verdict == "verified" and .qps_rts >= 1 and .tcp_bytes < 1048576)' \
-		'if .verdict == "pass" then .job.outcome.ok and all(.faults[]; .recovery.ok) else .verdict == "fail" and all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen")) end'
+		'if .verdict == "pass" then .job.outcome.ok and all(.faults[]; .recovery.ok) else .verdict == "fail" and all(.reasons[]; test("job: rank 0 on node-a exited|recovery not seen|job: every rank still ran, but it made no progress")) end'
 	left_behind job-mpi node-a node-b
 }
 
