@@ -40,9 +40,24 @@ static void check_accepted(const struct scenario *sc)
 		abort();
 	for (i = 0; i < sc->nr_nodes; i++)
 		check_name(sc->nodes[i].name);
+	/* a job's ends are its first and last rank: one rank (a launcher) is both */
 	if (!scenario_node(sc, sc->workload.from) || !scenario_node(sc, sc->workload.to) ||
-	    !strcmp(sc->workload.from, sc->workload.to))
+	    (!sc->workload.job && !strcmp(sc->workload.from, sc->workload.to)))
 		abort();
+	if (sc->workload.job) {
+		const struct sc_job *j = sc->workload.job;
+
+		if (!j->nr_ranks || j->nr_ranks > SC_JOB_MAX_RANKS || !j->nr_nodes)
+			abort();
+		/* a throughput from the output or from a job node's counter, never both */
+		if (j->tp_counter[0] && (j->tp_regex[0] || !j->tp_node[0]))
+			abort();
+		for (i = 0; j->tp_counter[0] && i < j->nr_nodes && strcmp(j->nodes[i], j->tp_node);
+		     i++)
+			;
+		if (j->tp_counter[0] && i == j->nr_nodes)
+			abort();
+	}
 	if (!sc->workload.nr_rails || sc->workload.nr_rails > SC_MAX_RAILS)
 		abort();
 	if (sc->nr_faults < 1 || sc->nr_faults > SC_MAX_FAULTS)
