@@ -9,7 +9,8 @@
 # armed), printed as a ratio against the plain stream of the same round: the
 # shim's cost when it does nothing. Uses the lab that is up, or boots a 2x2 lab
 # and stops it after (a freshly booted 2x1 lab was seen with rail0 ARP FAILED
-# on both nodes).
+# on both nodes). Last, on the same lab, bench/inject.sh: the injection latency
+# against a bare ip link set, as a ratio.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 70
 lab=lab/lab.sh
@@ -18,7 +19,6 @@ depth=${BENCH_QUEUE_DEPTH:-16}
 secs=${BENCH_SECONDS:-10}
 rounds=${BENCH_ROUNDS:-3}
 srv_addr=192.0.2.2 # node-b, rail 0
-share=${RDMACHAOS_LAB_DIR:-$PWD/build/lab}/run/node-b
 
 started=0
 if ! bash $lab status >/dev/null 2>&1; then
@@ -104,3 +104,5 @@ printf 'bench: ratio rdmachaos-stream / ib_write_bw = %.3f (median of %d rounds;
 	"$ratio" "$rounds"
 printf 'bench: ratio shim listening / no shim = %.3f (median of %d rounds; the shim should cost nothing measurable)\n' \
 	"$(printf '%s\n' "${shim_ratios[@]}" | median)" "$rounds"
+# Injection latency on the same lab: the coordinator's inject against a bare ip link set.
+bash bench/inject.sh || echo "bench: injection latency not measured (above)"

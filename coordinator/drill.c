@@ -113,7 +113,7 @@ static void drill_take_sample(struct drill *d, json_t *ev, double t)
 	d->last_mbps = mbps;
 	d->last_rail = (int)json_integer_value(json_object_get(ev, "rail"));
 	d->have_sample = true;
-	d->last_sample_ms = fmax(d->last_sample_ms, t * 1000.0);
+	d->last_sample_ms = t * 1000.0;
 	for (i = 0; i < d->sc.safety.nr_guards; i++)
 		if (!d->sc.safety.guards[i].has_flow)
 			guard_sample(&d->guards[i], t * 1000.0, mbps);

@@ -93,6 +93,7 @@ enum {
 	OPT_EVENTS = 256,
 	OPT_UNTIL,
 	OPT_PEER,
+	OPT_TIME,
 	OPT_ALERT_TOKEN,
 };
 
@@ -243,7 +244,31 @@ static void call_usage(FILE *f)
 		   "  --until K=V  stop listening once an event whose K is the string V came,\n"
 		   "               e.g. --events 60 --until action=revert\n"
 		   "  --peer NAME  the name the agent's certificate must carry (default: the lab\n"
-		   "               node at HOST:PORT, else HOST); TLS flags: rdmachaos --help\n");
+		   "               node at HOST:PORT, else HOST); TLS flags: rdmachaos --help\n"
+		   "  --time       also print to stderr how long the answer took on the open\n"
+		   "               connection, and its round trip (the best of 3 time requests)\n");
+}
+
+/* The connection's round trip: the best of three no-op (time) requests, in ms; -1 failed. */
+static double call_round_trip_ms(struct rc_conn *conn)
+{
+	double best = -1;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		json_t *ping = json_pack("{s:s}", "op", "time"), *none = NULL;
+		uint64_t t0 = rc_now_ns();
+		int r = rc_conn_call(conn, ping, 5000, &none, NULL, NULL);
+		double ms = (double)(rc_now_ns() - t0) / 1e6;
+
+		json_decref(ping);
+		json_decref(none);
+		if (r)
+			return -1;
+		if (best < 0 || ms < best)
+			best = ms;
+	}
+	return best;
 }
 
 /* Prints the agent's events for events_s seconds, or until --until's event came. */
@@ -270,6 +295,7 @@ static int cmd_call(int argc, char **argv)
 	    {"events", required_argument, NULL, OPT_EVENTS},
 	    {"until", required_argument, NULL, OPT_UNTIL},
 	    {"peer", required_argument, NULL, OPT_PEER},
+	    {"time", no_argument, NULL, OPT_TIME},
 	    CLI_TLS_LONG_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -280,7 +306,9 @@ static int cmd_call(int argc, char **argv)
 	json_error_t jerr;
 	json_t *req, *resp = NULL;
 	struct call_until until = {.value = NULL};
-	double events_s = 0;
+	double events_s = 0, rtt_ms = -1;
+	uint64_t sent_ns;
+	bool timed = false;
 	const char *addr, *peer = NULL, *eq;
 	char err[1024];
 	char *s, *num_end;
@@ -313,6 +341,9 @@ static int cmd_call(int argc, char **argv)
 			break;
 		case OPT_PEER:
 			peer = optarg;
+			break;
+		case OPT_TIME:
+			timed = true;
 			break;
 		case 'h':
 			call_usage(stdout);
@@ -359,7 +390,16 @@ static int cmd_call(int argc, char **argv)
 		json_decref(sub);
 		json_decref(none);
 	}
+	if (timed)
+		rtt_ms = call_round_trip_ms(&conn);
+	sent_ns = rc_now_ns();
 	ret = rc_conn_call(&conn, req, 30000, &resp, call_print_event, &until);
+	if (timed && !ret)
+		fprintf(
+		    stderr,
+		    "rdmachaos call: answered in %.3f ms; control round trip %.3f ms (best of 3 "
+		    "time requests)\n",
+		    (double)(rc_now_ns() - sent_ns) / 1e6, rtt_ms);
 	if (!ret) {
 		s = json_dumps(resp, JSON_COMPACT);
 		printf("%s\n", s);

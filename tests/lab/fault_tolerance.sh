@@ -218,6 +218,13 @@ wait_clean || bad "control cut: workloads still running after the cut was lifted
 	bad "control cut: node-b lists active faults after the cut"
 
 # ---------------------------------------------------------------- 4. who may talk to an agent
+# call --time (bench/inject.sh reads it): the answer's time and the connection's round trip
+r=$(build/rdmachaos call "$(agent_addr node-b)" '{"op": "time"}' --time 2>&1)
+if grep -q '"t_ns"' <<<"$r" && grep -qE 'answered in [0-9.]+ ms; control round trip [0-9.]+ ms' <<<"$r"; then
+	ok "call --time: $(grep -o 'answered in.*' <<<"$r")"
+else
+	bad "call --time: $r"
+fi
 pki=$(jq -r '.pki // empty' "$labdir/run/lab.json")
 refused=0 tries=0
 try_refused() { # WHAT ARGS...: the call must fail and the agent keep serving
