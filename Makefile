@@ -8,8 +8,10 @@
 #                 overlapped where that is safe, with each phase's time (tests/run-all.sh)
 #   make fuzz     libFuzzer harnesses, FUZZ_SECONDS (60) each
 #   make demo     boot the lab, run the default drill, print where the report is
-#   make bench    workload bandwidth against ib_write_bw on the same lab link, and the
-#                 verbs shim's cost when nothing is armed
+#   make bench    workload bandwidth against ib_write_bw on the same lab link, the verbs
+#                 shim's cost when nothing is armed, and the injection latency against a
+#                 bare ip link set (bench/inject.sh)
+#   make deb      the Debian package with the agent's systemd unit (deploy/deb.sh)
 #   make fresh-check  make demo and make unit-test, as a newcomer runs them, in a fresh Debian 12
 #                 root (debootstrap; about 6 min; not part of test; tests/fresh/fresh_check.sh)
 
@@ -51,26 +53,26 @@ ifneq ($(MPICC),)
 BINS     += $(BUILD)/jobs/mpi_allreduce
 endif
 
-.PHONY: all deps test unit-test lab-test stream-lab-test demo bench clean format check-format fuzz fuzz-smoke
+.PHONY: all deps test unit-test lab-test stream-lab-test demo bench deb clean format check-format fuzz fuzz-smoke
 
 all: $(BINS)
 
 $(BUILD)/rdmachaos: $(call OBJ,coordinator/main.c $(COORD_SRC) $(COMMON_SRC))
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/jobs/mpi_allreduce: tests/jobs/mpi_allreduce.c
 	@mkdir -p $(dir $@)
 	$(MPICC) -O2 -g -Wall -Wextra -o $@ $<
 
 $(BUILD)/rdmachaos-agent: $(call OBJ,agents/agent_main.c $(AGENT_SRC) $(COMMON_SRC))
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/rdmachaos-stream: $(call OBJ,workloads/stream_main.c $(STREAM_SRC) $(COMMON_SRC))
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Slurm's HealthCheckProgram for RDMA rails (healthcheck/hc.h, docs/SLURM.md).
 $(BUILD)/rdmachaos-healthcheck: $(call OBJ,healthcheck/hc_main.c $(HC_SRC) $(COMMON_SRC))
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The verbs shim a workload is preloaded with (shim/, docs in shim/shim.h):
 # position-independent, only the hooked verbs visible, libibverbs not linked
@@ -79,7 +81,7 @@ SHIM_SRC := $(wildcard shim/*.c) common/shim_proto.c
 PICOBJ    = $(patsubst %.c,$(BUILD)/pic/%.o,$(1))
 
 $(BUILD)/librdmachaos-verbs.so: $(call PICOBJ,$(SHIM_SRC))
-	$(CC) $(CFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-z,defs -o $@ $^ -ldl -lpthread
 
 $(BUILD)/pic/%.o: %.c $(wildcard */*.h)
 	@mkdir -p $(dir $@)
@@ -89,7 +91,7 @@ $(BUILD)/pic/%.o: %.c $(wildcard */*.h)
 $(BUILD)/tests/shim_selftest: $(call OBJ,tests/shim/shim_selftest.c common/shim_proto.c injectors/inj_rdma_nl.c \
 				     injectors/inj_util.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard */*.h) injectors/injectors.def
 	@mkdir -p $(dir $@)
@@ -205,6 +207,10 @@ fresh-check:
 
 bench: all
 	@bash bench/run.sh
+
+# The Debian package (deploy/debian/), built with dpkg-buildpackage into build/deb/ and checked.
+deb:
+	@bash deploy/deb.sh
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/pic $(BUILD)/tests $(BUILD)/fuzz $(BINS)

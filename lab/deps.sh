@@ -29,12 +29,24 @@ LAB_PKGS=(
 # `lab up --slurm` only (lab/deps.sh --slurm): Debian's Slurm and munge, run inside the guests
 # (docs/SLURM.md). Installed with their services kept from starting on this host.
 SLURM_PKGS=(slurmctld slurmd slurm-client munge)
+# `make deb` only (lab/deps.sh --deb): Debian's packaging tools, man pages from --help, and
+# systemd-analyze for the agent's unit.
+DEB_PKGS=(dpkg-dev debhelper help2man fakeroot systemd)
 want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${LAB_PKGS[@]}")
 slurm=0
-if [ "${1:-}" = --slurm ]; then
-	slurm=1
-	want+=("${SLURM_PKGS[@]}")
-fi
+for arg in "$@"; do
+	case "$arg" in
+	--slurm)
+		slurm=1
+		want+=("${SLURM_PKGS[@]}")
+		;;
+	--deb) want+=("${DEB_PKGS[@]}") ;;
+	*)
+		echo "deps: unknown option $arg (--slurm, --deb)" >&2
+		exit 64
+		;;
+	esac
+done
 
 missing=()
 for p in "${want[@]}"; do
@@ -46,7 +58,7 @@ for p in "${want[@]}"; do
 done
 
 if [ "${#missing[@]}" -eq 0 ]; then
-	echo "deps: all ${#BUILD_PKGS[@]} build, ${#TEST_PKGS[@]} test and ${#LAB_PKGS[@]} lab packages are installed$([ "$slurm" = 1 ] && echo ", and ${#SLURM_PKGS[@]} for Slurm")"
+	echo "deps: all ${#want[@]} packages wanted are installed (${#BUILD_PKGS[@]} build, ${#TEST_PKGS[@]} test, ${#LAB_PKGS[@]} lab$([ "$slurm" = 1 ] && echo ", ${#SLURM_PKGS[@]} Slurm")$(case " $* " in *" --deb "*) echo ", ${#DEB_PKGS[@]} packaging" ;; esac))"
 	exit 0
 fi
 
