@@ -8,7 +8,9 @@
 # the host's apt uses, gives it the host's Debian apt sources and resolv.conf, binds /proc, /sys
 # and /dev into it (slave propagation: nothing done inside reaches the host's mounts), clones the
 # repository's committed HEAD (or REF) into it with the root's own git, and runs there, as root:
-# `make demo` (must exit 0: a passing drill, and say where its report is), then `make unit-test`.
+# `make demo` (must exit 0: a passing drill, and say where its report is), then `make unit-test`,
+# then `make deb`, installs that package into the root with apt and runs its agent (on loopback,
+# answering a coordinator's hello and inventory) and verifies its systemd unit there.
 # Each step's time is printed, then one summary line; the exit status is 0 only if every step
 # passed. Whatever happens it cleans up: `lab down` inside the root, then every process whose
 # root is the fresh root is stopped, every mount under it is unmounted (lazily as a fallback),
@@ -31,6 +33,8 @@
 #   FRESH_PORT_BASE  RDMACHAOS_LAB_PORT_BASE of the lab inside the root (default 19700), so that
 #                    it cannot collide with a lab on the host's default ports (17700+): the
 #                    root shares the host's network
+#   FRESH_STEPS      the steps after the clone, in order (default "demo unit-test deb"); e.g.
+#                    FRESH_STEPS=deb checks the package alone
 #   FRESH_LAB_LOCK   a file to flock(1) from `make demo` to the end (the lab and the sanitized
 #                    build are CPU-heavy), so that it waits for other labs on this machine
 #                    without holding them up while debootstrap runs
@@ -373,6 +377,40 @@ step_unit_test() {
 	msg "${units:-unit: no summary line}"
 }
 
+# The package, as an operator installs it: built in the root by make deb, installed with apt (its
+# dependencies from Debian's archive), its agent run from /usr/sbin on loopback and asked by the
+# packaged coordinator, its unit verified by the root's systemd-analyze.
+step_deb() {
+	local deb port=$((PORT_BASE + 97)) answer
+	msg "in the root: make deb, then apt-get install ./build/deb/rdmachaos_*.deb"
+	run_logged "$LOGS/deb.log" in_root bash -c 'cd "$1" && make deb' sh "$CLONE" ||
+		die "make deb failed in the fresh root (see $LOGS/deb.log)"
+	deb=$(cd "$ROOT$CLONE" && compgen -G 'build/deb/rdmachaos_*.deb' | head -n 1)
+	[ -n "$deb" ] || die "make deb left no build/deb/rdmachaos_*.deb (see $LOGS/deb.log)"
+	run_logged "$LOGS/deb-install.log" in_root bash -c 'cd "$1" && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./$2"' \
+		sh "$CLONE" "$deb" || die "apt-get install ./$deb failed in the fresh root (see $LOGS/deb-install.log)"
+	msg "installed $(in_root dpkg-query -W -f='${Package} ${Version}' rdmachaos); its unit: $(in_root systemctl is-enabled rdmachaos-agent.service 2>&1 || true)"
+	in_root systemd-analyze verify /lib/systemd/system/rdmachaos-agent.service >"$LOGS/deb-verify.log" 2>&1 ||
+		die "systemd-analyze verify rdmachaos-agent.service failed in the root (see $LOGS/deb-verify.log)"
+	[ ! -s "$LOGS/deb-verify.log" ] || die "systemd-analyze verify warned (see $LOGS/deb-verify.log)"
+	in_root bash -c 'mkdir -p /tmp/fresh-agent && exec /usr/sbin/rdmachaos-agent --name fresh \
+		--listen "127.0.0.1:$1" --insecure-plaintext --state-dir /tmp/fresh-agent/journal \
+		--run-dir /tmp/fresh-agent/run --audit-log /tmp/fresh-agent/audit.jsonl \
+		</dev/null >/tmp/fresh-agent/log 2>&1 &' sh "$port"
+	answer=""
+	for _ in $(seq 50); do
+		answer=$(in_root /usr/bin/rdmachaos call "127.0.0.1:$port" '{"op":"hello","proto":1}' \
+			--insecure-plaintext 2>&1) && break
+		sleep 0.2
+	done
+	grep -q '"node":"fresh"' <<<"$answer" ||
+		die "the packaged agent did not answer hello on 127.0.0.1:$port: $answer ($(tail -n 3 "$ROOT/tmp/fresh-agent/log" 2>/dev/null))"
+	in_root /usr/bin/rdmachaos call "127.0.0.1:$port" '{"op":"inventory"}' --insecure-plaintext >"$LOGS/deb-inventory.json" 2>&1 ||
+		die "the packaged agent's inventory failed (see $LOGS/deb-inventory.json)"
+	msg "the packaged agent answered: $(jq -c '.result | {node, agent_version}' <<<"$answer" 2>/dev/null || echo "$answer")"
+	in_root pkill -TERM -f '^/usr/sbin/rdmachaos-agent --name fresh' || true
+}
+
 main() {
 	case "${1:-}" in -h | --help)
 		sed -n '3,/^$/s/^# \{0,1\}//p' "$0"
@@ -428,12 +466,15 @@ main() {
 	step_start clone
 	step_clone
 	step_end
-	step_start demo
-	step_demo
-	step_end
-	step_start unit-test
-	step_unit_test
-	step_end
+	for step in ${FRESH_STEPS:-demo unit-test deb}; do
+		case "$step" in
+		demo | unit-test | deb) ;;
+		*) die "FRESH_STEPS: unknown step $step (demo, unit-test, deb)" ;;
+		esac
+		step_start "$step"
+		"step_${step//-/_}"
+		step_end
+	done
 	STEP=""
 }
 
