@@ -31,7 +31,7 @@ LAB_PKGS=(
 SLURM_PKGS=(slurmctld slurmd slurm-client munge)
 # `make deb` only (lab/deps.sh --deb): Debian's packaging tools, man pages from --help, and
 # systemd-analyze for the agent's unit.
-DEB_PKGS=(dpkg-dev debhelper help2man fakeroot systemd)
+DEB_PKGS=(build-essential dpkg-dev debhelper help2man fakeroot systemd)
 want=("${BUILD_PKGS[@]}" "${TEST_PKGS[@]}" "${LAB_PKGS[@]}")
 slurm=0
 for arg in "$@"; do
