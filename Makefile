@@ -13,7 +13,8 @@
 #                 bare ip link set (bench/inject.sh)
 #   make deb      the Debian package with the agent's systemd unit (deploy/deb.sh)
 #   make fresh-check  make demo and make unit-test, as a newcomer runs them, in a fresh Debian 12
-#                 root (debootstrap; about 6 min; not part of test; tests/fresh/fresh_check.sh)
+#                 root, then make deb and the package installed and run there (debootstrap;
+#                 about 10 min; not part of test; tests/fresh/fresh_check.sh)
 
 CC       ?= gcc
 BUILD    ?= build
