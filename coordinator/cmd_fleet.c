@@ -197,23 +197,6 @@ static void fs_ports_text(const json_t *ports, char *buf, size_t len)
 	}
 }
 
-static void fs_labels_text(const json_t *labels, char *buf, size_t len)
-{
-	const char *k;
-	json_t *v;
-	size_t off = 0;
-
-	buf[0] = '\0';
-	json_object_foreach((json_t *)labels, k, v) {
-		int w = snprintf(buf + off, len - off, "%s%s=%s", off ? "," : "", k,
-				 json_string_value(v) ?: "");
-
-		if (w < 0 || (size_t)w >= len - off)
-			break;
-		off += (size_t)w;
-	}
-}
-
 enum { FS_COLS = 8 };
 
 /* One row's cells: node, state, version, kernel, clock, faults, ports, labels. */
@@ -252,7 +235,7 @@ static void fs_cells(const json_t *row, char cells[FS_COLS][512])
 	fs_ports_text(json_object_get(row, "ports"), cells[6], 512);
 	if (!cells[6][0])
 		snprintf(cells[6], 512, "-");
-	fs_labels_text(json_object_get(row, "labels"), cells[7], 512);
+	ff_labels_text(json_object_get(row, "labels"), cells[7], 512);
 }
 
 /* One line of the table, its columns w[] wide, without trailing blanks. */

@@ -25,6 +25,7 @@
 #include "coordinator/labenv.h"
 #include "coordinator/plan.h"
 #include "coordinator/scenario.h"
+#include "coordinator/select.h"
 #include "reports/report.h"
 
 volatile int drill_stop_requested;
@@ -1207,6 +1208,12 @@ static int drill_setup(struct drill *d)
 		prog_event("rdmachaos: %s", err);
 		return ret == -EINVAL ? RC_EXIT_SCENARIO : RC_EXIT_USAGE;
 	}
+	/* before the plan's checks: they then see the picked nodes and a fault per node */
+	ret = sel_bind_from(&d->sc, o->fleet, o->have_seed ? o->seed : 1, err, sizeof(err));
+	if (ret) {
+		prog_event("rdmachaos: %s", err);
+		return ret == -ENOENT ? RC_EXIT_USAGE : RC_EXIT_SCENARIO;
+	}
 	ret = plan_check(&d->sc, o->have_seed ? o->seed : 1, err, sizeof(err));
 	if (ret) {
 		prog_event("rdmachaos: %s", err);
@@ -1231,6 +1238,19 @@ static int drill_setup(struct drill *d)
 	}
 	prog_init(d->o->quiet ? PROG_PLAIN : d->o->progress);
 	prog_event("rdmachaos: drill %s (%s), run folder %s", d->sc.name, d->sc.file, d->run_dir);
+	if (d->sc.nr_selects) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *mf = open_memstream(&buf, &len);
+
+		if (mf) {
+			sel_print(mf, &d->sc, "");
+			fclose(mf);
+			for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+				prog_event("rdmachaos: picked from %s: %s", d->sc.fleet_file, line);
+		}
+		free(buf);
+	}
 	for (i = 0; i < d->sc.nr_faults; i++) {
 		const struct sc_fault *sf = &d->sc.faults[i];
 		double end = (double)(sf->at_ms + sf->duration_ms);

@@ -34,6 +34,7 @@ struct drill_opts {
 	enum prog_mode progress;      /* live status line or plain lines (coordinator/progress.h) */
 	const char *alert_receiver;   /* --alert-receiver ADDR:PORT, or NULL */
 	const char *alert_token_file; /* --alert-token-file FILE, or NULL */
+	const char *fleet;	      /* --fleet FILE: what select: picks from; NULL: the lab's */
 };
 
 /* Returns an rc_exit code. */

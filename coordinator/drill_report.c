@@ -99,6 +99,30 @@ static json_t *drill_anomalies(struct drill *d)
 	return out;
 }
 
+/* Where the nodes select: picked came from, and what each name picked. */
+static json_t *drill_fleet(const struct drill *d)
+{
+	json_t *sel = json_array();
+	unsigned int i;
+
+	for (i = 0; i < d->sc.nr_selects; i++) {
+		const struct sc_select *s = &d->sc.selects[i];
+		char count[32];
+
+		if (s->pick == SC_PICK_ALL)
+			snprintf(count, sizeof(count), "all");
+		else if (s->pick == SC_PICK_SHARE)
+			snprintf(count, sizeof(count), "%g%%", 100 * s->share);
+		else
+			snprintf(count, sizeof(count), "%u", s->count);
+		json_array_append_new(sel, json_pack("{s:s,s:O,s:s,s:i,s:O}", "name", s->name,
+						     "labels", s->labels, "count", count, "matched",
+						     (int)s->matched, "picked", s->picked));
+	}
+	return json_pack("{s:s,s:i,s:o}", "file", d->sc.fleet_file, "size", (int)d->sc.fleet_size,
+			 "selection", sel);
+}
+
 static json_t *drill_environment(struct drill *d)
 {
 	json_t *env = json_object(), *nodes = json_array();
@@ -122,6 +146,8 @@ static json_t *drill_environment(struct drill *d)
 		json_array_append_new(nodes, n);
 	}
 	json_object_set_new(env, "nodes", nodes);
+	if (d->sc.nr_selects && d->sc.fleet_file[0])
+		json_object_set_new(env, "fleet", drill_fleet(d));
 	return env;
 }
 

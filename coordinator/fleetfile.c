@@ -42,7 +42,7 @@ static int ff_get_label_word(struct yd_doc *d, const yaml_node_t *n, const char 
 }
 
 /* labels: a mapping of words to words (a number or true is taken as its text). */
-static int ff_parse_labels(struct yd_doc *d, yaml_node_t *m, const char *path, json_t *labels)
+int ff_parse_labels(struct yd_doc *d, yaml_node_t *m, const char *path, json_t *labels)
 {
 	char kpath[YD_PATH_LEN], key[FF_LABEL_LEN], val[FF_LABEL_LEN];
 	yaml_node_pair_t *p;
@@ -265,4 +265,21 @@ void ff_free(struct fleetfile *ff)
 	free(ff->nodes);
 	ff->nodes = NULL;
 	ff->nr_nodes = 0;
+}
+
+void ff_labels_text(const json_t *labels, char *buf, size_t len)
+{
+	const char *k;
+	json_t *v;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)labels, k, v) {
+		int w = snprintf(buf + off, len - off, "%s%s=%s", off ? "," : "", k,
+				 json_string_value(v) ?: "");
+
+		if (w < 0 || (size_t)w >= len - off)
+			break;
+		off += (size_t)w;
+	}
 }

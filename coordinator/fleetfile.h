@@ -49,5 +49,12 @@ int ff_load(const char *path, struct fleetfile *ff, struct yd_diags *diags, char
 int ff_load_text(const char *file, const char *text, size_t len, struct fleetfile *ff,
 		 struct yd_diags *diags, char *err, size_t errlen);
 void ff_free(struct fleetfile *ff);
+/*
+ * labels: a mapping of words to words (a number or true is taken as its text) into labels; 0,
+ * or -EINVAL with every error in d's diagnostics. Shared with a drill's select: (its matches).
+ */
+int ff_parse_labels(struct yd_doc *d, yaml_node_t *m, const char *path, json_t *labels);
+/* "rack=r12,switch=leaf3" ("" for none), cut at a whole label when buf is too small. */
+void ff_labels_text(const json_t *labels, char *buf, size_t len);
 
 #endif

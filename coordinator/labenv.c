@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "coordinator/fleetfile.h"
 #include "coordinator/labenv.h"
 
 static void labenv_state_path(char *buf, size_t len)
@@ -119,4 +120,27 @@ const char *labenv_pki(const json_t *lab)
 	const char *dir = json_string_value(json_object_get(lab, "pki"));
 
 	return dir && *dir ? dir : NULL;
+}
+
+int labenv_fleet(unsigned int nodes, struct fleetfile *ff)
+{
+	unsigned int i;
+	char rack[16];
+
+	memset(ff, 0, sizeof(*ff));
+	if (!(ff->nodes = calloc(nodes ?: 1, sizeof(*ff->nodes))))
+		return -ENOMEM;
+	for (; ff->nr_nodes < nodes; ff->nr_nodes++) {
+		struct ff_node *n = &ff->nodes[ff->nr_nodes];
+
+		i = ff->nr_nodes;
+		snprintf(n->name, sizeof(n->name), "node-%c", 'a' + (int)i);
+		snprintf(rack, sizeof(rack), "r%u", i / 2 + 1);
+		n->labels = json_pack("{s:s,s:s}", "rack", rack, "lab", "yes");
+		if (!n->labels) {
+			ff_free(ff);
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }

@@ -21,4 +21,12 @@ const char *labenv_node_at(const json_t *lab, const char *addr);
 /* The lab's PKI directory (lab.json "pki": CA, node and coordinator certificates), or NULL. */
 const char *labenv_pki(const json_t *lab);
 
+/*
+ * The fleet a lab of nodes nodes has (lab/lab.sh writes it to run/fleet.yaml when it is up):
+ * node-a, node-b, ... two a rack (rack: r1, r1, r2, ...) and lab: "yes", for a drill that picks
+ * by label before its lab boots. 0 or -ENOMEM; release with ff_free().
+ */
+struct fleetfile;
+int labenv_fleet(unsigned int nodes, struct fleetfile *ff);
+
 #endif

@@ -33,7 +33,7 @@ static void usage(FILE *f)
 	    "commands:\n"
 	    "  run SCENARIO [--lab] [--out DIR] [--dry-run] [--seed N] [--quiet]\n"
 	    "      [--progress auto|live|plain] [--alert-receiver ADDR:PORT]\n"
-	    "      [--alert-token-file FILE]\n"
+	    "      [--alert-token-file FILE] [--fleet FILE]\n"
 	    "        run a drill; writes report.json, report.md, report.html, junit.xml and\n"
 	    "        events.jsonl into DIR\n"
 	    "        (default runs/<UTC time>-<name>/). --lab runs it in the QEMU Soft-RoCE lab\n"
@@ -46,6 +46,8 @@ static void usage(FILE *f)
 	    "        --alert-receiver: listen there for Alertmanager's webhooks and check the\n"
 	    "        scenario's expect.alerts (docs/MONITORING.md); --alert-token-file: the\n"
 	    "        bearer token they must carry (Alertmanager's credentials_file).\n"
+	    "        --fleet: the fleet file (docs/FLEET.md) the drill's select: picks its\n"
+	    "        nodes from by label, drawing from --seed (default: the lab's nodes).\n"
 	    "  lab up [--nodes N] [--rails R] [--accel tcg|kvm|auto] | status | exec NODE -- CMD | "
 	    "down\n"
 	    "        the multi-node Soft-RoCE lab (one QEMU guest per node, R rails each)\n"
@@ -95,6 +97,7 @@ enum {
 	OPT_PEER,
 	OPT_TIME,
 	OPT_ALERT_TOKEN,
+	OPT_FLEET,
 };
 
 static int cmd_run(int argc, char **argv)
@@ -108,6 +111,7 @@ static int cmd_run(int argc, char **argv)
 	    {"progress", required_argument, NULL, 'p'},
 	    {"alert-receiver", required_argument, NULL, 'r'},
 	    {"alert-token-file", required_argument, NULL, OPT_ALERT_TOKEN},
+	    {"fleet", required_argument, NULL, OPT_FLEET},
 	    CLI_TLS_LONG_OPTIONS,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -151,6 +155,9 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_ALERT_TOKEN:
 			o.alert_token_file = optarg;
+			break;
+		case OPT_FLEET:
+			o.fleet = optarg;
 			break;
 		case 'p':
 			if (!strcmp(optarg, "auto")) {

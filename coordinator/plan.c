@@ -8,6 +8,7 @@
 
 #include "coordinator/guard.h"
 #include "coordinator/plan.h"
+#include "coordinator/select.h"
 #include "coordinator/schedule.h"
 #include "injectors/injector.h"
 
@@ -37,6 +38,8 @@ static bool plan_in_force(const struct sc_fault *f, uint64_t t)
 static int plan_check_blast(const struct scenario *sc, char *err, size_t errlen)
 {
 	const struct sc_safety *s = &sc->safety;
+	/* a drill that picked its nodes from a fleet answers for the whole fleet */
+	const unsigned int fleet = sc->fleet_size ?: sc->nr_nodes;
 	char reach[SC_MAX_FAULTS][160];
 	unsigned int i, j, k;
 
@@ -88,15 +91,15 @@ static int plan_check_blast(const struct scenario *sc, char *err, size_t errlen)
 			    sc->file, s->line, rails, t / 1000.0, s->max_rails, names);
 			return -EINVAL;
 		}
-		if (s->max_fleet_share > 0 && sc->nr_nodes &&
-		    (double)nodes / sc->nr_nodes > s->max_fleet_share + 1e-9) {
+		if (s->max_fleet_share > 0 && fleet &&
+		    (double)nodes / fleet > s->max_fleet_share + 1e-9) {
 			snprintf(
 			    err, errlen,
 			    "%s:%d: safety.blast_radius.max_fleet_share: %u of %u nodes "
 			    "(%.0f%%) would be faulted at once at %.1f s, the limit is %.0f%%: "
 			    "%s",
-			    sc->file, s->line, nodes, sc->nr_nodes, 100.0 * nodes / sc->nr_nodes,
-			    t / 1000.0, 100 * s->max_fleet_share, names);
+			    sc->file, s->line, nodes, fleet, 100.0 * nodes / fleet, t / 1000.0,
+			    100 * s->max_fleet_share, names);
 			return -EINVAL;
 		}
 	}
@@ -374,6 +377,11 @@ void plan_print(FILE *f, const struct scenario *sc, const struct drill_opts *o)
 	for (i = 0; i < sc->nr_nodes; i++)
 		fprintf(f, "    node %s%s%s\n", sc->nodes[i].name,
 			sc->nodes[i].agent[0] ? " agent " : "", sc->nodes[i].agent);
+	if (sc->nr_selects) {
+		fprintf(f, "  picked:    by label from %s (%u nodes), seed %" PRIu64 ":\n",
+			sc->fleet_file, sc->fleet_size, o->have_seed ? o->seed : 1);
+		sel_print(f, sc, "    ");
+	}
 	if (w->job)
 		plan_job(f, w);
 	else

@@ -259,7 +259,7 @@ int scp_check_node_ref(struct pctx *c, const yaml_node_t *n, const char *path, c
 {
 	char list[256];
 
-	if (scenario_node(c->sc, name) || c->nodes_unknown)
+	if (scenario_node(c->sc, name) || scenario_select(c->sc, name) || c->nodes_unknown)
 		return 0;
 	return yd_fail(c->d, n, path, "\"%s\" is not a node of this drill; nodes: %s", name,
 		       node_list(c->sc, list, sizeof(list)));
@@ -956,9 +956,9 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 	static const char *const keys[] = {"name",   "description", "owner",	    "lab",
 					   "nodes",  "workload",    "steady_state", "faults",
 					   "expect", "safety",	    "monitoring",   "scheduler",
-					   NULL};
+					   "select", NULL};
 	struct scenario *sc = c->sc;
-	yaml_node_t *n, *lab, *nodes, *ss;
+	yaml_node_t *n, *lab, *nodes, *ss, *sel;
 	int st = 0;
 
 	if (root->type != YAML_MAPPING_NODE)
@@ -982,6 +982,7 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 
 	lab = yd_map_get(c->d, root, "lab");
 	nodes = yd_map_get(c->d, root, "nodes");
+	sel = yd_map_get(c->d, root, "select");
 	if (lab && nodes) {
 		yaml_node_t *later = lab->start_mark.index > nodes->start_mark.index ? lab : nodes;
 
@@ -989,6 +990,8 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 				      "give either lab (the built-in lab's node-a, node-b, ...) or "
 				      "nodes (a real cluster), not both"));
 		c->nodes_unknown = c->rails_unknown = true;
+	} else if (!lab && !nodes && sel) {
+		/* every node comes from the fleet: nothing else may be named */
 	} else if (!lab && !nodes) {
 		scp_keep(&st,
 			 yd_fail(c->d, root, "nodes",
@@ -999,6 +1002,9 @@ static int parse_root(struct pctx *c, yaml_node_t *root)
 	} else if (scp_keep(&st, lab ? parse_lab(c, lab) : parse_nodes(c, nodes)) == -ENOMEM) {
 		return -ENOMEM;
 	}
+	/* before everything that names a node: a picked node's name stands for one */
+	if (sel && scp_keep(&st, scp_parse_select(c, sel)) == -ENOMEM)
+		return -ENOMEM;
 
 	sc->warmup_ms = 5000;
 	sc->baseline_ms = 10000;
@@ -1165,6 +1171,12 @@ void scenario_free(struct scenario *sc)
 	free(sc->nodes);
 	sc->nodes = NULL;
 	sc->nr_nodes = 0;
+	for (i = 0; i < sc->nr_selects; i++) {
+		json_decref(sc->selects[i].labels);
+		json_decref(sc->selects[i].picked);
+		sc->selects[i].labels = sc->selects[i].picked = NULL;
+	}
+	sc->nr_selects = 0;
 	if (sc->workload.job) {
 		scp_job_free(sc->workload.job);
 		sc->workload.job = NULL;
@@ -1178,5 +1190,15 @@ const struct sc_node *scenario_node(const struct scenario *sc, const char *name)
 	for (i = 0; i < sc->nr_nodes; i++)
 		if (!strcmp(sc->nodes[i].name, name))
 			return &sc->nodes[i];
+	return NULL;
+}
+
+const struct sc_select *scenario_select(const struct scenario *sc, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_selects; i++)
+		if (!strcmp(sc->selects[i].name, name))
+			return &sc->selects[i];
 	return NULL;
 }

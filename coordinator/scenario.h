@@ -280,6 +280,25 @@ struct sc_safety {
 	unsigned int nr_guards;
 };
 
+/*
+ * select: names for nodes picked from a fleet by their labels (docs/FLEET.md, "Picking nodes by
+ * label"). A name stands wherever a node's name does; the coordinator binds it at plan time
+ * (coordinator/select.h) from --fleet FILE or the lab's fleet, drawing from --seed.
+ */
+#define SC_MAX_SELECTS 16
+enum sc_pick { SC_PICK_COUNT, SC_PICK_SHARE, SC_PICK_ALL };
+struct sc_select {
+	char name[SC_NAME_LEN];
+	json_t *labels;	    /* {"rack": "r1"}: every one must match; {} any node */
+	enum sc_pick pick;  /* how many of the matching nodes */
+	unsigned int count; /* SC_PICK_COUNT: this many (default 1) */
+	double share;	    /* SC_PICK_SHARE: this share of those that match, at least one */
+	int line;
+	/* after binding: the picked nodes (strings, in the order drawn) and how many matched */
+	json_t *picked;
+	unsigned int matched;
+};
+
 /* Where alerts come from (docs/MONITORING.md). */
 enum sc_monitoring {
 	SC_MON_NONE,	 /* not declared: alerts only if --alert-receiver is given */
@@ -308,6 +327,12 @@ struct scenario {
 	struct sc_expect expect;
 	struct sc_safety safety;
 	struct sc_scheduler scheduler;
+	struct sc_select selects[SC_MAX_SELECTS];
+	unsigned int nr_selects;
+	/* set when select: was bound: the fleet's file and size (the blast radius counts
+	 * against it) */
+	char fleet_file[512];
+	unsigned int fleet_size;
 };
 
 /*
@@ -337,6 +362,8 @@ int scenario_check_text(const char *name, const char *text, size_t len, struct s
 void scenario_free(struct scenario *sc);
 
 const struct sc_node *scenario_node(const struct scenario *sc, const char *name);
+/* The select: entry of that name, or NULL. */
+const struct sc_select *scenario_select(const struct scenario *sc, const char *name);
 /* A job's throughput counter counts 4-byte words (the IB port data counters), not units. */
 bool sc_job_counter_words(const char *name);
 

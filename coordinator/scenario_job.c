@@ -44,7 +44,7 @@ static int sc_job_node_ok(void *arg, const char *node)
 {
 	struct pctx *c = arg;
 
-	return c->nodes_unknown || scenario_node(c->sc, node) != NULL;
+	return c->nodes_unknown || scenario_node(c->sc, node) || scenario_select(c->sc, node);
 }
 
 /* A template: its placeholders checked against the drill's nodes. */

@@ -77,6 +77,10 @@ int scp_parse_params(struct pctx *c, yaml_node_t *fmap, yaml_node_t *pm, const c
 		     const struct injector *inj, struct sc_fault *f);
 /* scenario_expect.c */
 int scp_parse_expect(struct pctx *c, yaml_node_t *ex);
+/* select: (coordinator/scenario_select.c) */
+int scp_parse_select(struct pctx *c, yaml_node_t *sel);
+/* "50%" or 0.5: a share in (0, 1] (coordinator/scenario_safety.c) */
+int scp_get_share(struct pctx *c, const yaml_node_t *n, const char *path, double *v);
 /* scenario_safety.c */
 int scp_parse_safety(struct pctx *c, yaml_node_t *m);
 int scp_parse_monitoring(struct pctx *c, yaml_node_t *n);

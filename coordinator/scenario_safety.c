@@ -12,7 +12,7 @@
 #include "coordinator/scenario_parse.h"
 
 /* "50%" or 0.5: a share in (0, 1]. */
-static int get_share(struct pctx *c, const yaml_node_t *n, const char *path, double *v)
+int scp_get_share(struct pctx *c, const yaml_node_t *n, const char *path, double *v)
 {
 	char buf[32];
 	size_t len;
@@ -30,8 +30,8 @@ static int get_share(struct pctx *c, const yaml_node_t *n, const char *path, dou
 		end = NULL;
 	if (!end || errno || !(*v > 0 && *v <= 1))
 		return yd_fail(c->d, n, path,
-			       "\"%s\" is not a share of the fleet; use a fraction above 0 and at "
-			       "most 1 (0.25) or a percentage (25%%)",
+			       "\"%s\" is not a share; use a fraction above 0 and at most 1 (0.25) "
+			       "or a percentage (25%%)",
 			       buf);
 	return 0;
 }
@@ -58,7 +58,7 @@ static int parse_blast_radius(struct pctx *c, yaml_node_t *m, struct sc_safety *
 	    !scp_keep(&st, yd_get_uint(c->d, n, "safety.blast_radius.max_rails", 1, 1000000, &v)))
 		s->max_rails = (unsigned int)v;
 	if ((n = yd_map_get(c->d, m, "max_fleet_share")) &&
-	    !scp_keep(&st, get_share(c, n, "safety.blast_radius.max_fleet_share", &share)))
+	    !scp_keep(&st, scp_get_share(c, n, "safety.blast_radius.max_fleet_share", &share)))
 		s->max_fleet_share = share;
 	return st;
 }

@@ -724,7 +724,8 @@ write_state() { # N R
 
 	} >"$RUN/lab.json.tmp"
 	# The lab as a fleet file (docs/FLEET.md), for rdmachaos fleet status --lab and as an
-	# example: two nodes a rack, as if each pair shared a top-of-rack switch.
+	# example: two nodes a rack, as if each pair shared a top-of-rack switch. The coordinator
+	# knows these labels before a lab boots (labenv_fleet() in coordinator/labenv.c): change both.
 	{
 		echo "# Written by lab/lab.sh up: this lab's nodes as a fleet file (docs/FLEET.md)"
 		echo "nodes:"

@@ -1186,6 +1186,46 @@ static void env_clock(FILE *f, const json_t *r, const struct rw_markup *m)
 		    m->para.on, worst, m->para.off);
 }
 
+/* "Nodes picked by label from FILE (N nodes): victim = node-b (rack=r1; 1 of 2 that match)." */
+static void env_fleet(FILE *f, const json_t *r, const struct rw_markup *m)
+{
+	const json_t *sel = ru_get(r, "environment.fleet.selection"), *s, *v;
+	size_t i, j;
+	char b[32];
+
+	if (!json_array_size(sel))
+		return;
+	fputs(m->para.on, f);
+	fputs("Nodes picked by label from ", f);
+	m->prose.put(f, ru_str(r, "environment.fleet.file") ?: "a fleet");
+	fprintf(f, " (%s nodes), with the run's seed: ",
+		ru_num_text(r, "environment.fleet.size", 0, b, sizeof(b)));
+	json_array_foreach(sel, i, s) {
+		const char *k;
+
+		fputs(i ? "; " : "", f);
+		m->prose.put(f, json_string_value(json_object_get(s, "name")) ?: "?");
+		fputs(" = ", f);
+		json_array_foreach(json_object_get(s, "picked"), j, v) {
+			fputs(j ? ", " : "", f);
+			m->prose.put(f, json_string_value(v) ?: "?");
+		}
+		fputs(" (", f);
+		j = 0;
+		json_object_foreach((json_t *)json_object_get(s, "labels"), k, v) {
+			fputs(j++ ? "," : "", f);
+			m->prose.put(f, k);
+			fputs("=", f);
+			m->prose.put(f, json_string_value(v) ?: "?");
+		}
+		fprintf(f, "%s; %zu of %" JSON_INTEGER_FORMAT " that match)", j ? "" : "any labels",
+			json_array_size(json_object_get(s, "picked")),
+			json_integer_value(json_object_get(s, "matched")));
+	}
+	fputs(".", f);
+	fputs(m->para.off, f);
+}
+
 /* The lab, each node's versions, ports and netdevs, and the clock alignment. */
 void rw_environment(FILE *f, const json_t *r, const struct rw_markup *m)
 {
@@ -1197,6 +1237,7 @@ void rw_environment(FILE *f, const json_t *r, const struct rw_markup *m)
 		ru_lab(f, r, &m->prose);
 		fputs(m->para.off, f);
 	}
+	env_fleet(f, r, m);
 	if (!json_array_size(nodes)) {
 		rw_para(f, m, "No node inventory was recorded.");
 	} else {

@@ -10,12 +10,17 @@
  * one scenario_parse() reports, and every entry names the file.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/yamldoc.h"
+#include "coordinator/fleetfile.h"
+#include "coordinator/labenv.h"
 #include "coordinator/scenario.h"
+#include "coordinator/select.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,10 +36,34 @@ static void check_name(const char *s)
 			abort();
 }
 
-static void check_accepted(const struct scenario *sc)
+/*
+ * A drill that picks nodes by label (select:) is whole once bound to a fleet: the lab's, or
+ * for a drill on real nodes eight nodes in four racks. A pick that cannot be made is refused
+ * with the file's name; one that can leaves a drill that holds every invariant below.
+ */
+static bool bind_selects(struct scenario *sc, size_t size)
+{
+	struct fleetfile ff;
+	char err[512];
+	int ret;
+
+	if (!sc->nr_selects)
+		return true;
+	if (labenv_fleet(sc->lab ? sc->lab_nodes : 8, &ff))
+		abort();
+	ret = sel_bind(sc, &ff, "fleet", size, err, sizeof(err));
+	ff_free(&ff);
+	if (ret && (ret != -EINVAL || strncmp(err, FZ_NAME ":", strlen(FZ_NAME) + 1)))
+		abort();
+	return !ret;
+}
+
+static void check_accepted(struct scenario *sc, size_t size)
 {
 	unsigned int i;
 
+	if (!bind_selects(sc, size))
+		return;
 	check_name(sc->name);
 	if (sc->nr_nodes < 2 || sc->nr_nodes > SC_MAX_NODES || !sc->nodes)
 		abort();
@@ -65,7 +94,18 @@ static void check_accepted(const struct scenario *sc)
 	for (i = 0; i < sc->nr_faults; i++) {
 		const struct sc_fault *f = &sc->faults[i];
 
-		check_name(f->name);
+		/* a fault on a name that picked several nodes is one a node: NAME@NODE */
+		if (sc->nr_selects && strchr(f->name, '@')) {
+			char base[SC_NAME_LEN];
+
+			snprintf(base, sizeof(base), "%s", f->name);
+			*strchr(base, '@') = '\0';
+			check_name(base);
+			if (!strchr(f->name, '@')[1])
+				abort();
+		} else {
+			check_name(f->name);
+		}
 		if (!json_is_object(f->params) || !scenario_node(sc, f->target.node))
 			abort();
 		/* only qp_error may last until the drill reverts it (a QP in error stays so) */
@@ -95,7 +135,7 @@ static void check_diags(const uint8_t *data, size_t size, int ret, const char *e
 	if (ret2 == 0) {
 		if (l.nr_errors)
 			abort();
-		check_accepted(sc);
+		check_accepted(sc, size);
 		scenario_free(sc);
 	} else if (ret2 == -EINVAL) {
 		/* the first entry found is the error scenario_parse() reports (err may be cut) */
@@ -132,7 +172,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret == 0) {
 		if (err[0])
 			abort();
-		check_accepted(sc);
+		check_accepted(sc, size);
 		scenario_free(sc);
 	} else if (ret == -EINVAL || ret == -ENOMEM) {
 		/* Refusals name the file (as far as the buffer holds it). */

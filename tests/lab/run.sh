@@ -17,7 +17,8 @@
 #   the same lab, and last a user's job as workload (Open MPI); jobs: a job that
 #   cannot start, is restarted, dies of a QP error, falls back to TCP, rides through a link
 #   loss (perftest); trials: one
-#   fault repeated at random gaps from a seed.
+#   fault repeated at random gaps from a seed, and a link loss on a node picked by label
+#   from a seed.
 # drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
 #   lab that is up, unless that is one already) for the game day and the alert
 #   coverage drill; the parts after it run on that lab (its node-a and node-b).
@@ -621,6 +622,25 @@ trials() {
 		result live-progress 1
 	fi
 	left_behind trials node-a node-b
+
+	# Its nodes picked by label (select:) from the lab's fleet, with --seed 4: the run picks
+	# what --dry-run --seed 4 planned, the fault lands on the picked victim, and the report
+	# says what was picked from which fleet.
+	local want_victim want_peer
+	want_victim=$(build/rdmachaos run scenarios/link-down-by-label.yaml --dry-run --seed 4 |
+		awk '$1 == "victim" && $2 == "=" {print $3}')
+	want_peer=$(build/rdmachaos run scenarios/link-down-by-label.yaml --dry-run --seed 4 |
+		awk '$1 == "peer" && $2 == "=" {print $3}')
+	DRILL_ARGS=(--seed 4)
+	drill link-down-by-label scenarios/link-down-by-label.yaml 0 "${common_checks[@]}" \
+		'.verdict == "pass" and .seed == 4' \
+		".environment.fleet.selection[0].name == \"victim\" and .environment.fleet.selection[0].picked == [\"$want_victim\"]" \
+		".environment.fleet.selection[1].picked == [\"$want_peer\"] and .environment.fleet.size == 2" \
+		".faults[0].target.node == \"$want_victim\" and .workload.from == \"$want_peer\" and .workload.to == \"$want_victim\"" \
+		'.faults[0].detection.ok and .faults[0].isolation.ok and .faults[0].recovery.ok' \
+		'md:Nodes picked by label from'
+	DRILL_ARGS=()
+	left_behind link-down-by-label node-a node-b
 }
 
 # The jobs drills (in make test on the faults lab, on node-a and node-b of its 3 nodes): a start

@@ -413,7 +413,7 @@ static void test_unknown_key(void **state)
 	expect_err("name: t\n", "name: t\nnmae: u\n",
 		   "t.yaml:2:1: nmae: unknown key; allowed here: name, description, owner, lab, "
 		   "nodes, workload, steady_state, faults, expect, safety, monitoring, "
-		   "scheduler");
+		   "scheduler, select");
 	expect_err("rail: 0}", "rail: 0, netdve: x}",
 		   "t.yaml:13:37: faults[0].target.netdve: unknown key; allowed here: node, rail, "
 		   "netdev, device, port, workload");
