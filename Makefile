@@ -12,6 +12,7 @@
 #                 shim's cost when nothing is armed, and the injection latency against a
 #                 bare ip link set (bench/inject.sh)
 #   make deb      the Debian package with the agent's systemd unit (deploy/deb.sh)
+#   make k8s-check  the Kubernetes manifests (deploy/kubernetes/), checked offline (deploy/k8s-check.sh)
 #   make fresh-check  make demo and make unit-test, as a newcomer runs them, in a fresh Debian 12
 #                 root, then make deb and the package installed and run there (debootstrap;
 #                 about 10 min; not part of test; tests/fresh/fresh_check.sh)
@@ -54,7 +55,7 @@ ifneq ($(MPICC),)
 BINS     += $(BUILD)/jobs/mpi_allreduce
 endif
 
-.PHONY: all deps test unit-test lab-test stream-lab-test demo bench deb clean format check-format fuzz fuzz-smoke
+.PHONY: all deps test unit-test lab-test stream-lab-test demo bench deb k8s-check clean format check-format fuzz fuzz-smoke
 
 all: $(BINS)
 
@@ -212,6 +213,12 @@ bench: all
 # The Debian package (deploy/debian/), built with dpkg-buildpackage into build/deb/ and checked.
 deb:
 	@bash deploy/deb.sh
+
+# The Kubernetes manifests (deploy/kubernetes/), checked offline with Debian's python3-kubernetes
+# and yamllint, then broken copies of them that must fail (deploy/k8s-check.sh; report-test runs
+# it too, as tests/report/test_k8s.sh).
+k8s-check: all
+	@bash deploy/k8s-check.sh --self-test
 
 clean:
 	rm -rf $(BUILD)/obj $(BUILD)/san $(BUILD)/pic $(BUILD)/tests $(BUILD)/fuzz $(BINS)

@@ -14,9 +14,12 @@ BUILD_PKGS=(
 	clang libclang-rt-dev llvm # fuzz harnesses (libFuzzer runtime, llvm-symbolizer)
 )
 # Checks of the reports: a real browser renders report.html; JUnit XML and
-# report.json are checked against their schemas.
+# report.json are checked against their schemas. The Kubernetes manifests are checked with
+# Debian's Kubernetes client (its API models) and yamllint (deploy/k8s-check.sh; 17 small
+# python3 packages).
 TEST_PKGS=(
 	chromium fonts-dejavu-core python3-pil python3-jsonschema libxml2-utils strace
+	python3-kubernetes yamllint
 )
 # Jobs in the lab (scenarios/job-*.yaml): Open MPI over UCX, its launcher over ssh between the
 # guests (the client here; the server's binary is fetched, never installed: lab/fetch-sshd.sh,
