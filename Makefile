@@ -11,6 +11,9 @@
 #   make bench    workload bandwidth against ib_write_bw on the same lab link, the verbs
 #                 shim's cost when nothing is armed, and the injection latency against a
 #                 bare ip link set (bench/inject.sh)
+#   make bench-fleet  one coordinator and 10, 100, 1000 real agents on this machine (mutual TLS,
+#                 a network namespace of its own): connect, clocks, no-op requests, a link_down
+#                 fanned out to all and reverted, leases, the agents' idle cost (bench/fleet.sh)
 #   make deb      the Debian package with the agent's systemd unit (deploy/deb.sh)
 #   make k8s-check  the Kubernetes manifests (deploy/kubernetes/), checked offline (deploy/k8s-check.sh)
 #   make fresh-check  make demo and make unit-test, as a newcomer runs them, in a fresh Debian 12
@@ -55,7 +58,7 @@ ifneq ($(MPICC),)
 BINS     += $(BUILD)/jobs/mpi_allreduce
 endif
 
-.PHONY: all deps test unit-test lab-test stream-lab-test demo bench deb k8s-check clean format check-format fuzz fuzz-smoke
+.PHONY: all deps test unit-test lab-test stream-lab-test demo bench bench-fleet deb k8s-check clean format check-format fuzz fuzz-smoke
 
 all: $(BINS)
 
@@ -209,6 +212,10 @@ fresh-check:
 
 bench: all
 	@bash bench/run.sh
+
+# BENCH_FLEET_SIZES="10 100" picks the fleet sizes (default 10 100 1000).
+bench-fleet: all
+	@bash bench/fleet.sh $(BENCH_FLEET_SIZES)
 
 # The Debian package (deploy/debian/), built with dpkg-buildpackage into build/deb/ and checked.
 deb:

@@ -305,7 +305,10 @@ static void fleet_usage(FILE *f)
 	    "  TLS flags        as for `run` (--tls-dir, --ca, --cert, --key; rdmachaos --help)\n"
 	    "\n"
 	    "exit codes: 0 every node answered, 1 one did not (or answered in part, or is not\n"
-	    "the node the file says), 64 usage error, 65 invalid fleet file.\n");
+	    "the node the file says), 64 usage error, 65 invalid fleet file.\n"
+	    "\n"
+	    "rdmachaos fleet bench --fleet FILE: how fast this coordinator drives every agent of\n"
+	    "FILE (it faults rail 0 of each; rdmachaos fleet bench --help, make bench-fleet).\n");
 }
 
 /* --lab: the fleet file lab up wrote, named in lab.json. */
@@ -358,6 +361,8 @@ int cmd_fleet(int argc, char **argv)
 		fleet_usage(stdout);
 		return 0;
 	}
+	if (argc >= 2 && !strcmp(argv[1], "bench"))
+		return cmd_fleet_bench(argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "status")) {
 		fleet_usage(stderr);
 		return RC_EXIT_USAGE;

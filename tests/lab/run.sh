@@ -17,8 +17,7 @@
 #   the same lab, and last a user's job as workload (Open MPI); jobs: a job that
 #   cannot start, is restarted, dies of a QP error, falls back to TCP, rides through a link
 #   loss (perftest); trials: one
-#   fault repeated at random gaps from a seed, and a link loss on a node picked by label
-#   from a seed.
+#   fault repeated at random gaps from a seed, on a node picked by label from that seed.
 # drills-3node: a 3-node lab with Prometheus and Alertmanager (it replaces the
 #   lab that is up, unless that is one already) for the game day and the alert
 #   coverage drill; the parts after it run on that lab (its node-a and node-b).
@@ -594,9 +593,18 @@ drills() {
 # Slurm lab, after Slurm's drills).
 trials() {
 	LAB_NODES=2 LAB_FLAGS=()
-	# run with the live status line forced on, which must show the fault in force.
+	# run with the live status line forced on, which must show the fault in force. Its nodes
+	# are picked by label (select:) from the lab's fleet with the same seed: the run picks what
+	# --dry-run --seed 7 planned, the faults land on the picked victim, the report says so.
+	local plan want_victim want_peer
+	plan=$(build/rdmachaos run tests/lab/drills/trials.yaml --dry-run --seed 7)
+	want_victim=$(awk '$1 == "victim" && $2 == "=" {print $3}' <<<"$plan")
+	want_peer=$(awk '$1 == "peer" && $2 == "=" {print $3}' <<<"$plan")
 	DRILL_ARGS=(--seed 7 --progress live)
 	drill trials tests/lab/drills/trials.yaml 0 "${common_checks[@]}" \
+		".environment.fleet.selection[0].name == \"victim\" and .environment.fleet.selection[0].picked == [\"$want_victim\"] and .environment.fleet.selection[1].picked == [\"$want_peer\"] and .environment.fleet.size == 2" \
+		".workload.from == \"$want_peer\" and .workload.to == \"$want_victim\" and all(.faults[]; .target.node == \"$want_victim\")" \
+		'md:Nodes picked by label from' \
 		'.verdict == "pass" and .seed == 7' \
 		'(.faults | length) == 3 and ([.faults[].trial] == [1, 2, 3]) and all(.faults[]; .fault == "flap")' \
 		'.trials[0].fault == "flap" and .trials[0].count == 3 and .trials[0].detection.stat == "p90" and .trials[0].detection.ok and .trials[0].recovery.stat == "p50" and .trials[0].recovery.ok' \
@@ -622,25 +630,6 @@ trials() {
 		result live-progress 1
 	fi
 	left_behind trials node-a node-b
-
-	# Its nodes picked by label (select:) from the lab's fleet, with --seed 4: the run picks
-	# what --dry-run --seed 4 planned, the fault lands on the picked victim, and the report
-	# says what was picked from which fleet.
-	local want_victim want_peer
-	want_victim=$(build/rdmachaos run scenarios/link-down-by-label.yaml --dry-run --seed 4 |
-		awk '$1 == "victim" && $2 == "=" {print $3}')
-	want_peer=$(build/rdmachaos run scenarios/link-down-by-label.yaml --dry-run --seed 4 |
-		awk '$1 == "peer" && $2 == "=" {print $3}')
-	DRILL_ARGS=(--seed 4)
-	drill link-down-by-label scenarios/link-down-by-label.yaml 0 "${common_checks[@]}" \
-		'.verdict == "pass" and .seed == 4' \
-		".environment.fleet.selection[0].name == \"victim\" and .environment.fleet.selection[0].picked == [\"$want_victim\"]" \
-		".environment.fleet.selection[1].picked == [\"$want_peer\"] and .environment.fleet.size == 2" \
-		".faults[0].target.node == \"$want_victim\" and .workload.from == \"$want_peer\" and .workload.to == \"$want_victim\"" \
-		'.faults[0].detection.ok and .faults[0].isolation.ok and .faults[0].recovery.ok' \
-		'md:Nodes picked by label from'
-	DRILL_ARGS=()
-	left_behind link-down-by-label node-a node-b
 }
 
 # The jobs drills (in make test on the faults lab, on node-a and node-b of its 3 nodes): a start
