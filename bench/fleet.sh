@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # make bench-fleet: one coordinator and N real agents on this machine (N = 10 100 1000 unless
-# given), each agent with a veth pair of its own whose one end is its rail 0 (veth rather than
-# dummy: a kernel may lack the dummy module, as this machine's does), all in a network namespace of
-# the bench's own, mutual TLS on; `rdmachaos fleet bench` times connect, clock alignment, no-op
-# requests, a link_down fanned out to every rail 0 and reverted, and lease renewals; this script
-# adds each agent's idle CPU and RSS. Prints one table and writes build/bench-fleet/results.jsonl.
+# given), each in a network namespace of its own (a node) with a veth pair whose one end is its
+# rail 0 (veth rather than dummy: a kernel may lack the dummy module, as this machine's does),
+# reached over a bridge in the coordinator's namespace, mutual TLS on. `rdmachaos fleet bench`
+# times connect, clock alignment, no-op requests, a link_down fanned out to every rail 0 and
+# reverted, and lease renewals; this script adds each agent's idle CPU and memory. Prints one table and writes build/bench-fleet/results.jsonl.
 #
 #   bash bench/fleet.sh [N...]     BENCH_FLEET_IDLE_S (default 60): the agents' idle window
 #                                  BENCH_FLEET_HOLD_S (default 10): faults held under leases
+#                                  BENCH_FLEET_STATE=disk: journals under build/ (default: tmpfs)
+#
+# Each agent fsyncs its revert journal at every inject and revert. On a fleet each node does so
+# on its own disk; a thousand agents on this machine's one disk would queue 2000 fsyncs behind
+# each other and measure the disk, so their journals live on tmpfs (/dev/shm) unless told.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +25,6 @@ HOLD_S=${BENCH_FLEET_HOLD_S:-10}
 OUT=$PWD/build/bench-fleet
 COORD=build/rdmachaos
 AGENT=build/rdmachaos-agent
-PORT0=21000
 NS=rcbench-$$
 for b in "$COORD" "$AGENT"; do
 	[ -x "$b" ] || { echo "bench-fleet: $b is missing: make all" >&2; exit 1; }
@@ -33,6 +37,7 @@ mkdir -p "$OUT/run"
 : >"$OUT/results.jsonl"
 
 pids=()
+states=()
 cleanup() {
 	# the agents revert what they hold when they stop (SIGTERM); the namespace goes with them
 	if [ "${#pids[@]}" -gt 0 ]; then
@@ -43,7 +48,12 @@ cleanup() {
 		done
 	fi
 	pids=()
+	# the agents' namespaces, then the coordinator's (its bridge ports go with the veths)
+	ip netns list 2>/dev/null | awk -v ns="$NS-" 'index($1, ns) == 1 {print "netns del " $1}' |
+		ip -batch - 2>/dev/null || true
 	ip netns del "$NS" 2>/dev/null || true
+	[ "${#states[@]}" -eq 0 ] || rm -rf "${states[@]}"
+	states=()
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -59,18 +69,54 @@ proc_usage() {
 	awk -v s="$stat" -v hz="$hz" -v m="$mem" 'BEGIN {split(s, a, " "); printf "%.4f %s\n", (a[1] + a[2]) / hz, m}'
 }
 
+# Agent k's control address: 198.18.0.0/15, the range set aside for benchmarks (RFC 2544); its
+# MAC, so that both sides can be told each other's (below).
+agent_ip() { echo "198.18.$(($1 / 250 + 1)).$(($1 % 250 + 2))"; }
+agent_mac() { printf '02:52:43:01:%02x:%02x' $(($1 >> 8)) $(($1 & 255)); }
+BRIDGE_MAC=02:52:43:00:00:01
+
 run_size() {
-	local n=$1 dir=$OUT/run/n$1 k listening t0
+	local n=$1 dir=$OUT/run/n$1 k listening t0 ip state
 	local -a before
-	echo "bench-fleet: $n agents: keys, interfaces, agents..." >&2
-	mkdir -p "$dir/state" "$dir/log" "$dir/run"
+	echo "bench-fleet: $n agents: keys, namespaces, interfaces, agents..." >&2
+	mkdir -p "$dir/log" "$dir/run"
+	if [ "${BENCH_FLEET_STATE:-tmpfs}" = disk ] || [ ! -d /dev/shm ]; then
+		state=$dir/state
+	else
+		state=$(mktemp -d /dev/shm/rdmachaos-bench-fleet.XXXXXX)
+		states+=("$state")
+	fi
+	# The coordinator's namespace with a bridge; each agent in a namespace of its own, as on a
+	# node of its own: a veth to the bridge for the coordinator, a veth pair as its rail 0. One
+	# namespace for all would have every agent hear every other agent's link changes.
 	ip netns add "$NS"
-	ip -n "$NS" link set lo up
+	# Neighbours are written down, not resolved: the kernel's neighbour table is shared by every
+	# namespace and holds 1024 resolved entries by default (gc_thresh3), fewer than a thousand
+	# agents and their coordinator need; permanent entries do not count against it.
+	{
+		echo "link set lo up"
+		echo "link add fbbr address $BRIDGE_MAC type bridge"
+		echo "addr add 198.18.0.1/15 dev fbbr"
+		echo "link set fbbr up"
+	} | ip -n "$NS" -batch -
+	for ((k = 0; k < n; k++)); do ip netns add "$NS-$k"; done
 	for ((k = 0; k < n; k++)); do
-		echo "link add fb$k type veth peer name fbp$k"
-		echo "link set fb$k up"
-		echo "link set fbp$k up"
+		echo "link add cp$k type veth peer name ctl$k netns $NS-$k"
+		echo "link set cp$k master fbbr up"
+		echo "neigh add $(agent_ip "$k") lladdr $(agent_mac "$k") dev fbbr nud permanent"
 	done | ip -n "$NS" -batch -
+	for ((k = 0; k < n; k++)); do
+		{
+			echo "link set lo up"
+			echo "link set ctl$k address $(agent_mac "$k")"
+			echo "addr add $(agent_ip "$k")/15 dev ctl$k"
+			echo "link set ctl$k up"
+			echo "neigh add 198.18.0.1 lladdr $BRIDGE_MAC dev ctl$k nud permanent"
+			echo "link add fb$k type veth peer name fbp$k"
+			echo "link set fb$k up"
+			echo "link set fbp$k up"
+		} | ip -n "$NS-$k" -batch -
+	done
 	"$COORD" certs init --dir "$dir/pki" >/dev/null
 	{
 		echo coordinator
@@ -79,21 +125,22 @@ run_size() {
 	{
 		echo "nodes:"
 		for ((k = 0; k < n; k++)); do
-			printf '  - name: node%d\n    agent: 127.0.0.1:%d\n    labels: {rack: r%d}\n    rails: [fb%d]\n' \
-				"$k" $((PORT0 + k)) $((k / 40 + 1)) "$k"
+			printf '  - name: node%d\n    agent: %s:7708\n    labels: {rack: r%d}\n    rails: [fb%d]\n' \
+				"$k" "$(agent_ip "$k")" $((k / 40 + 1)) "$k"
 		done
 	} >"$dir/fleet.yaml"
 	for ((k = 0; k < n; k++)); do
-		ip netns exec "$NS" "$AGENT" --name "node$k" --listen "127.0.0.1:$((PORT0 + k))" \
+		ip=$(agent_ip "$k")
+		ip netns exec "$NS-$k" "$AGENT" --name "node$k" --listen "$ip:7708" --control-if "ctl$k" \
 			--tls-dir "$dir/pki" --rail-map "fb$k" --allow-if "fb$k" \
-			--state-dir "$dir/state/node$k" --run-dir "$dir/run/node$k" --audit-log none \
+			--state-dir "$state/node$k" --run-dir "$dir/run/node$k" --audit-log none \
 			--log-file "$dir/log/node$k.log" </dev/null &
 		pids+=($!)
 	done
-	# every agent listening (ss counts the namespace's listeners), at most 5 min
+	# every agent listening (each says so in its log), at most 5 min
 	t0=$SECONDS
 	while :; do
-		listening=$(ip netns exec "$NS" ss -Hltn "sport >= :$PORT0" 2>/dev/null | wc -l)
+		listening=$(grep -l " listening on " "$dir"/log/node*.log 2>/dev/null | wc -l)
 		[ "$listening" -ge "$n" ] && break
 		if [ $((SECONDS - t0)) -ge 300 ]; then
 			echo "bench-fleet: only $listening of $n agents listen after 300 s (logs in $dir/log)" >&2

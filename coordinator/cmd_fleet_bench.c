@@ -164,7 +164,7 @@ static int fb_steps(struct fb_run *b, const struct fb_opts *o, char *err, size_t
 
 	if (!v)
 		return -ENOMEM;
-	/* connect and handshake, one agent after another (fleet_connect) */
+	/* connect and handshake, as a drill does (fleet_connect: 16 dialers) */
 	t = rc_now_ns();
 	ret = fleet_connect(&b->fl, o->timeout_ms, err, errlen);
 	if (ret)
@@ -344,7 +344,7 @@ int cmd_fleet_bench(int argc, char **argv)
 	struct fleet_tls_opts tls = {0};
 	struct fb_run b = {0};
 	struct fleetfile ff;
-	char err[1024];
+	char err[1024] = "";
 	unsigned int i;
 	int ret = fb_parse(argc, argv, &o, &tls);
 
@@ -368,7 +368,7 @@ int cmd_fleet_bench(int argc, char **argv)
 	}
 	ret = fb_steps(&b, &o, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "rdmachaos fleet bench: %s\n", err);
+		fprintf(stderr, "rdmachaos fleet bench: %s\n", err[0] ? err : strerror(-ret));
 		ret = RC_EXIT_FAIL;
 		goto out;
 	}

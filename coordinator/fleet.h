@@ -50,7 +50,10 @@ void fleet_set_t0(struct fleet *fl, uint64_t t0_ns);
 void fleet_free(struct fleet *fl);
 struct fl_agent *fleet_find(struct fleet *fl, const char *name);
 
-/* Connects every agent (in parallel up to timeout_ms); errors name the node. */
+/*
+ * Connects every agent not connected yet, 16 at a time, each within timeout_ms. 0, or the first
+ * failure with its message (naming the node) in err; every agent is tried either way.
+ */
 int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen);
 
 /* How the coordinator secures its agent connections (coordinator/fleet_tls.c). */

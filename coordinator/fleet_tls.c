@@ -5,6 +5,7 @@
  * the agent's certificate may carry, and the connection itself (fleet.h).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,8 @@ struct fleet_tls_ctx {
 
 static struct fleet_tls_opts fleet_tls_o;
 static struct fleet_tls_ctx fleet_tls_ctxs[FLEET_TLS_CTXS];
+/* fleet_connect() dials from several threads: they share the contexts above */
+static pthread_mutex_t fleet_tls_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void fleet_tls_set(const struct fleet_tls_opts *o)
 {
@@ -154,7 +157,9 @@ int fleet_dial(const char *name, bool only_name, const char *addr, int timeout_m
 	fleet_tls_file(ca, sizeof(ca), o->ca, dir, RC_TLS_CA_FILE);
 	fleet_tls_file(cert, sizeof(cert), o->cert, dir, RC_TLS_COORDINATOR ".crt");
 	fleet_tls_file(key, sizeof(key), o->key, dir, RC_TLS_COORDINATOR ".key");
+	pthread_mutex_lock(&fleet_tls_lock);
 	ret = fleet_tls_ctx_get(ca, cert, key, &ctx, tlserr, sizeof(tlserr));
+	pthread_mutex_unlock(&fleet_tls_lock);
 	if (ret) {
 		snprintf(err, errlen, "%s: %s%s", who, tlserr,
 			 ret == -ENOENT ? " (make a PKI with `rdmachaos certs init` and `rdmachaos "
