@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # `make bench`: the workload's bandwidth against ib_write_bw's on the same lab
 # link, message size and queue depth, in one run, printed as a ratio (target
-# >= 0.95). TCG is noisy, so the two alternate for BENCH_ROUNDS rounds and the
+# >= 1.0, issue 17). TCG is noisy, so the two alternate for BENCH_ROUNDS rounds and the
 # verdict is the median of the per-round ratios, each round's pair measured
 # back to back. Each round also runs the stream with the verbs shim preloaded
 # and listening (how the agent starts a workload for shim faults, nothing
@@ -92,16 +92,24 @@ for ((i = 1; i <= rounds; i++)); do
 	printf 'bench: round %d/%d: rdmachaos-stream with the shim listening %8.2f MiB/s, ratio to without %s\n' \
 		"$i" "$rounds" "$sh" "$sr"
 	shims+=("$sh") shim_ratios+=("$sr")
+	# A round whose ib_write_bw printed no bandwidth has no peer to compare with: said, and left
+	# out (a ratio of inf would pull the median up).
+	if ! awk -v b="$p" 'BEGIN {exit !(b > 0)}'; then
+		printf 'bench: round %d/%d: ib_write_bw printed no bandwidth (%s MiB/s); round left out, rdmachaos-stream %8.2f MiB/s\n' \
+			"$i" "$rounds" "$p" "$o"
+		continue
+	fi
 	r=$(awk -v a="$o" -v b="$p" 'BEGIN {printf "%.3f", a / b}')
 	printf 'bench: round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s\n' \
 		"$i" "$rounds" "$p" "$o" "$r"
 	ratios+=("$r") peers+=("$p") ours+=("$o")
 done
+[ "${#ratios[@]}" -gt 0 ] || { echo "bench: ib_write_bw printed no bandwidth in any round" >&2; exit 1; }
 ratio=$(printf '%s\n' "${ratios[@]}" | median)
 printf 'bench: ib_write_bw      median %8.2f MiB/s\n' "$(printf '%s\n' "${peers[@]}" | median)"
 printf 'bench: rdmachaos-stream median %8.2f MiB/s\n' "$(printf '%s\n' "${ours[@]}" | median)"
-printf 'bench: ratio rdmachaos-stream / ib_write_bw = %.3f (median of %d rounds; target >= 0.95)\n' \
-	"$ratio" "$rounds"
+printf 'bench: ratio rdmachaos-stream / ib_write_bw = %.3f (median of %d rounds; target >= 1.0)\n' \
+	"$ratio" "${#ratios[@]}"
 printf 'bench: ratio shim listening / no shim = %.3f (median of %d rounds; the shim should cost nothing measurable)\n' \
 	"$(printf '%s\n' "${shim_ratios[@]}" | median)" "$rounds"
 # Injection latency on the same lab: the coordinator's inject against a bare ip link set.
