@@ -97,12 +97,16 @@ static int sel_pick(struct scenario *sc, struct sc_select *s, const struct fleet
 	else
 		want = n ?: 1;
 	if (n < want) {
+		char taken_by[64] = "";
+
+		if (was_taken)
+			snprintf(taken_by, sizeof(taken_by),
+				 ", %u of them picked already by an earlier name", was_taken);
 		snprintf(err, errlen,
-			 "%s:%d: select.%s: wants %u node%s with %s; %s has %u that match%s%s "
+			 "%s:%d: select.%s: wants %u node%s with %s; %s has %u that match%s "
 			 "(of %u%s)",
 			 sc->file, s->line, s->name, want, want == 1 ? "" : "s", labels, fleet_file,
-			 s->matched, was_taken ? ", picked already by an earlier name: " : "",
-			 was_taken ? "some" : "", sc->lab ? sc->nr_nodes : ff->nr_nodes,
+			 s->matched, taken_by, sc->lab ? sc->nr_nodes : ff->nr_nodes,
 			 sc->lab ? " lab nodes" : " nodes");
 		ret = -EINVAL;
 		goto out;
@@ -236,10 +240,20 @@ static int sel_faults(struct scenario *sc, char *err, size_t errlen)
 			struct sc_fault *t;
 
 			if (n == SC_MAX_FAULTS) {
-				snprintf(err, errlen,
-					 "%s:%d: faults[%u]: select.%s picked %zu nodes, one fault "
-					 "each: more than the %d faults a drill holds",
-					 sc->file, f->line, i, s->name, picks, SC_MAX_FAULTS);
+				/* s is NULL for a fault on one node pushed out by earlier copies */
+				if (s)
+					snprintf(
+					    err, errlen,
+					    "%s:%d: faults[%u]: select.%s picked %zu nodes, one "
+					    "fault each: more than the %d faults a drill holds",
+					    sc->file, f->line, i, s->name, picks, SC_MAX_FAULTS);
+				else
+					snprintf(
+					    err, errlen,
+					    "%s:%d: faults[%u]: more than the %d faults a drill "
+					    "holds, once each fault on a name that picked several "
+					    "nodes runs once a node",
+					    sc->file, f->line, i, SC_MAX_FAULTS);
 				free(out);
 				return -EINVAL;
 			}

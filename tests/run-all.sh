@@ -22,8 +22,8 @@
 #        offline-1  unit tests (ASan+UBSan)
 #        offline-2  report tests
 #        fuzz       the fuzz smoke (its runs are timed, so it does not wait for the others)
-#        agents     the host-only agent tests (network namespaces; mostly waiting on timers,
-#                   so not niced; the soak's hostile load niced by itself)
+#        agents     the host-only agent tests, side by side (network namespaces; mostly
+#                   waiting on timers, so not niced; the soak's hostile load niced by itself)
 #      The drills' streams are paced (workload.rate: 4MB/s, a quarter of what a TCG lab
 #      carries) and the guests run at nice -5 and the CPU-heavy offline jobs at nice 10, so
 #      the guests get the CPU they need first and the drills' numbers do not move with the
@@ -42,23 +42,25 @@ now() { date +%H:%M:%S; }
 phase() { # NAME START_SECONDS RC [CLOSING_LINE]
 	local r="ok"
 	[ "$3" -eq 0 ] || { r="FAILED (exit $3)"; failed=1; }
-	phases+=("$1|$((SECONDS - $2))|$r${4:+: $4}")
+	phases+=("$1|$((SECONDS - $2))|-|$r${4:+: $4}")
 }
 
 summary() {
-	local p name secs rest
+	local p name secs cpu rest
 	echo
-	echo "make test: phases (wall time; the seven jobs of step 2 ran side by side)"
+	echo "make test: phases (wall time, and CPU time of the job's own processes; the seven jobs"
+	echo "of step 2 ran side by side)"
 	for p in "${phases[@]}"; do
-		IFS='|' read -r name secs rest <<<"$p"
-		printf '  %-10s %4d s  %s\n' "$name" "$secs" "$rest"
+		IFS='|' read -r name secs cpu rest <<<"$p"
+		printf '  %-10s %4d s  cpu %4s s  %s\n' "$name" "$secs" "$cpu" "$rest"
 	done
+	[ -n "${cpu_line:-}" ] && echo "  $cpu_line"
 	printf '  %-10s %4d s  (%d min %02d s)\n' total "$((SECONDS - T0))" \
 		"$(((SECONDS - T0) / 60))" "$(((SECONDS - T0) % 60))"
 	[ "$failed" -eq 0 ] && { echo "make test: all passed"; return; }
 	# what failed, by name, at the end where a truncated CI log still shows it
 	for p in "${phases[@]}"; do
-		IFS='|' read -r name secs rest <<<"$p"
+		IFS='|' read -r name secs cpu rest <<<"$p"
 		[[ $rest == FAILED* ]] || continue
 		grep -hE '^([0-9:]+ )?FAIL |^drill [^ ]+: (exit|reason|trace|report.json check|events.jsonl check)|^not ok|^\[  FAILED  \]' \
 			"$logs/$name.log" 2>/dev/null | cut -c1-300 | head -n 12 | sed "s/^/  $name: /"
@@ -84,9 +86,15 @@ job() {
 	(
 		s=$SECONDS
 		"$@" >"$logs/$name.log" 2>&1
-		echo "$? $((SECONDS - s))" >"$logs/$name.rc"
+		r=$?
+		# CPU of what the job ran and waited for (the lab's QEMU daemons are not among them)
+		echo "$r $((SECONDS - s)) $(times | awk 'END { print cpu_s($1) + cpu_s($2) }
+			function cpu_s(t) { split(t, a, /[ms]/); return int(a[1] * 60 + a[2] + 0.5) }')" \
+			>"$logs/$name.rc"
 	) &
 }
+# busy and all jiffies of the machine's CPUs, from /proc/stat's first line
+cpu_now() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9; exit }' /proc/stat; }
 steps() { # runs each argument (a command line) in turn, niced by NICE (10); fails if any failed
 	local c rc=0
 	for c; do
@@ -95,15 +103,27 @@ steps() { # runs each argument (a command line) in turn, niced by NICE (10); fai
 	done
 	return $rc
 }
+# The host agent tests side by side: each waits mostly on the agent's timers (leases, auto-
+# reverts, deadlines), in a network namespace or on loopback ports of its own; run one after
+# another they took 945 s of a 992 s make test (ci101), the longest alone 435 s.
 host_agent_tests() {
-	local t rc=0 r s
+	local t n rc=0 r secs
 	for t in tests/agent/test_*.sh; do
-		s=$SECONDS
-		timeout 600 bash "$t"
-		r=$?
+		n=$(basename "$t" .sh)
+		(
+			s=$SECONDS
+			timeout 600 bash "$t" >"build/test-logs/agent-$n.out" 2>&1
+			echo "$? $((SECONDS - s))" >"build/test-logs/agent-$n.rc"
+		) &
+	done
+	wait
+	for t in tests/agent/test_*.sh; do
+		n=$(basename "$t" .sh)
+		cat "build/test-logs/agent-$n.out"
+		read -r r secs <"build/test-logs/agent-$n.rc" 2>/dev/null || { r=70 secs=0; }
 		# the time says whether a timeout (exit 124) was a hang or a slow run
-		if [ "$r" -eq 0 ]; then echo "PASS $(basename "$t" .sh) ($((SECONDS - s)) s)"; else
-			echo "FAIL $(basename "$t" .sh) (exit $r after $((SECONDS - s)) s)"
+		if [ "$r" -eq 0 ]; then echo "PASS $n ($secs s)"; else
+			echo "FAIL $n (exit $r after $secs s)"
 			rc=1
 		fi
 	done
@@ -119,8 +139,9 @@ other_lab() { # NAME PORT_BASE PART...
 		bash tests/lab/run.sh "$@"
 }
 
-rm -f "$logs"/*.log "$logs"/*.rc
+rm -f "$logs"/*.log "$logs"/*.rc "$logs"/*.out
 export RDMACHAOS_LAB_NICE=${RDMACHAOS_LAB_NICE:--5}
+read -r busy0 all0 < <(cpu_now)
 echo "== $(now) step 2: three labs, the offline suites and the host agent tests, side by side"
 if [ "${TEST_JOBS:-6}" = 1 ]; then
 	run_job() { job "$@"; wait; }
@@ -136,9 +157,11 @@ run_job offline-2 steps "make --no-print-directory -s report-test"
 # (not niced: they use little CPU, and wait on the agent's timers)
 NICE=0 run_job agents steps host_agent_tests
 wait
+read -r busy1 all1 < <(cpu_now)
 
 for name in offline-1 offline-2 fuzz agents faults drills lab; do
-	read -r rc secs <"$logs/$name.rc" 2>/dev/null || { rc=70 secs=0; }
+	read -r rc secs cpu <"$logs/$name.rc" 2>/dev/null || { rc=70 secs=0 cpu=0; }
+	jobs_cpu=$((${jobs_cpu:-0} + cpu))
 	echo
 	echo "======== $name (${secs} s, exit $rc)"
 	cat "$logs/$name.log"
@@ -154,8 +177,13 @@ for name in offline-1 offline-2 fuzz agents faults drills lab; do
 		line="SKIPPED: no QEMU (make deps installs it); $line"
 		[ "${CI:-}" = true ] && rc=1
 	fi
-	phases+=("$name|$secs|$([ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)"): $line")
+	phases+=("$name|$secs|$cpu|$([ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)"): $line")
 	[ "$rc" = 0 ] || failed=1
 done
+hz=$(getconf CLK_TCK)
+all_s=$(((all1 - all0) / hz)) busy_s=$(((busy1 - busy0) / hz))
+cpu_line="step 2: the machine's $(nproc) CPUs were $((100 * (busy1 - busy0) / (all1 - all0 + 1)))% busy"
+cpu_line+=" ($busy_s of $all_s CPU-s); the jobs' own processes used $jobs_cpu, the rest"
+cpu_line+=" (the guests' QEMU, mostly) $((busy_s - jobs_cpu))"
 summary
 [ "$failed" -eq 0 ]

@@ -2,9 +2,9 @@
 /*
  * Picking a drill's nodes by label (select:, coordinator/select.c): what a seed picks is
  * replayable and differs between seeds, names never share a node, a fault on a name that
- * picked several runs once per node, a place that needs one node refuses several, a pick that
- * cannot be made and a bad select: are refused with the file, line and key, and the blast
- * radius counts against the fleet's size.
+ * picked several runs once per node, a place that needs one node refuses several; a pick that
+ * cannot be made, copies past the faults a drill holds and a bad select: are refused with the
+ * file, line and key, and the blast radius counts against the fleet's size.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -138,7 +138,8 @@ static void test_share_all_and_shortage(void **state)
 	assert_int_equal(load(t, &sc, err, sizeof(err)), 0);
 	assert_int_equal(sel_bind(&sc, &ff, "fleet.yaml", 1, err, sizeof(err)), -EINVAL);
 	assert_non_null(strstr(err, "d.yaml:4: select.peer: wants 1 node with rack=r2; fleet.yaml "
-				    "has 4 that match, picked already by an earlier name"));
+				    "has 4 that match, 4 of them picked already by an earlier name "
+				    "(of 12 nodes)"));
 	scenario_free(&sc);
 	free(t);
 
@@ -264,6 +265,42 @@ static void test_lab_and_fleet_share(void **state)
 	scenario_free(&sc);
 }
 
+/* copies of faults on a multi-node name can push a later one-node fault past the limit */
+static void test_too_many_copies(void **state)
+{
+	char text[8192], err[512] = "";
+	struct fleetfile ff;
+	struct scenario sc;
+	size_t off;
+	int i;
+
+	(void)state;
+	fleet(&ff);
+	off = (size_t)snprintf(text, sizeof(text),
+			       "name: many\nnodes:\n  - {name: gpu00, agent: 10.0.0.1:7707}\n"
+			       "  - {name: gpu01, agent: 10.0.0.2:7707}\n"
+			       "  - {name: gpu08, agent: 10.0.0.9:7707}\n"
+			       "select:\n  victims: {labels: {rack: r2}, count: all}\n"
+			       "workload: {kind: rdma_stream, from: gpu00, to: gpu01, rails: [0]}\n"
+			       "steady_state: {warmup: 1s, baseline: 5s}\nfaults:\n");
+	for (i = 0; i < 16; i++) /* 16 x 4 nodes: the 64 a drill holds */
+		off +=
+		    (size_t)snprintf(text + off, sizeof(text) - off,
+				     "  - {name: f%d, at: %ds, injector: link_down, duration: 1s,"
+				     " target: {node: victims, rail: 0}}\n",
+				     i, 10 + 2 * i);
+	off += (size_t)snprintf(text + off, sizeof(text) - off,
+				"  - {name: last, at: 60s, injector: link_down, duration: 1s,"
+				" target: {node: gpu08, rail: 0}}\n"
+				"expect: {detection: {within: 5s, signals: [port_event]},"
+				" recovery: {within: 10s}}\n");
+	assert_int_equal(load(text, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sel_bind(&sc, &ff, "fleet.yaml", 1, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "faults[16]: more than the 64 faults a drill holds"));
+	scenario_free(&sc);
+	ff_free(&ff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +309,7 @@ int main(void)
 	    cmocka_unit_test(test_one_node_places),
 	    cmocka_unit_test(test_parse_errors),
 	    cmocka_unit_test(test_lab_and_fleet_share),
+	    cmocka_unit_test(test_too_many_copies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
