@@ -24,10 +24,23 @@ static int inj_link_fail(struct inj_fault *f, const char *what, int nlerr)
 					 : "");
 }
 
+/*
+ * One NETLINK_ROUTE socket for every link request of the process, opened on first use. The
+ * agent runs injectors from its one loop, so requests never overlap (not thread-safe). Closed
+ * after any error, so that a reply left unread can never answer a later request. A socket per
+ * step cost five sockets per link_down inject and revert, each socket(), setsockopt() twice,
+ * bind(), getsockname() and close(), a third of the agent's system calls for them (issue 17).
+ */
+static struct nl_sock *inj_rtnl;
+
 static int inj_link_open(struct inj_fault *f, struct nl_sock **sk)
 {
 	int ret;
 
+	if (inj_rtnl) {
+		*sk = inj_rtnl;
+		return 0;
+	}
 	*sk = nl_socket_alloc();
 	if (!*sk)
 		return inj_fail(f, -ENOMEM, "%s: %s: netlink socket: out of memory", f->inj->name,
@@ -38,7 +51,17 @@ static int inj_link_open(struct inj_fault *f, struct nl_sock **sk)
 		*sk = NULL;
 		return inj_link_fail(f, "netlink connect", ret);
 	}
+	inj_rtnl = *sk;
 	return 0;
+}
+
+/* After a request on sk that returned ret: a failed one closes the socket (see inj_rtnl). */
+static void inj_link_done(struct nl_sock *sk, int ret)
+{
+	if (ret && sk == inj_rtnl) {
+		nl_socket_free(inj_rtnl);
+		inj_rtnl = NULL;
+	}
 }
 
 static int inj_link_fetch(struct inj_fault *f, struct nl_sock *sk, struct rtnl_link **link)
@@ -62,7 +85,7 @@ int inj_link_get_up(struct inj_fault *f, bool *up)
 	if (!ret)
 		*up = rtnl_link_get_flags(link) & IFF_UP;
 	rtnl_link_put(link);
-	nl_socket_free(sk);
+	inj_link_done(sk, ret);
 	return ret;
 }
 
@@ -93,7 +116,7 @@ int inj_link_set_up(struct inj_fault *f, bool up)
 out:
 	rtnl_link_put(change);
 	rtnl_link_put(link);
-	nl_socket_free(sk);
+	inj_link_done(sk, ret);
 	return ret;
 }
 

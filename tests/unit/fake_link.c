@@ -22,6 +22,7 @@ int __wrap_rtnl_link_change(struct nl_sock *sk, struct rtnl_link *orig, struct r
 
 int __wrap_nl_connect(struct nl_sock *sk, int protocol)
 {
+	fk.connects++;
 	return 0;
 }
 

@@ -178,6 +178,31 @@ static void test_link_down_gone(void **state)
 	assert_non_null(strstr(f->err, "deleted or renamed"));
 }
 
+/* One netlink socket serves every request; one that failed is closed, the next opens another. */
+static void test_link_socket_kept(void **state)
+{
+	struct inj_fault *f = *state;
+	int i, before;
+
+	use(f, &inj_link_down, "{}");
+	assert_int_equal(f->inj->prepare(f), 0);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(f->inj->inject(f), 0);
+		assert_int_equal(f->inj->revert(f), 0);
+		assert_int_equal(f->inj->verify(f), 0);
+	}
+	assert_true(fk.gets >= 9);
+	assert_in_range(fk.connects, 0, 1); /* 0: a socket an earlier test left open */
+	fk.gone = true;
+	assert_int_equal(f->inj->verify(f), -ENODEV);
+	fk.gone = false;
+	before = fk.connects;
+	assert_int_equal(f->inj->verify(f), 0);
+	assert_int_equal(fk.connects, before + 1);
+	assert_int_equal(f->inj->verify(f), 0);
+	assert_int_equal(fk.connects, before + 1);
+}
+
 static void test_port_flap_full_schedule(void **state)
 {
 	struct inj_fault *f = *state;
@@ -262,6 +287,7 @@ int main(void)
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_link_down_eperm, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_link_down_gone, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_link_socket_kept, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_port_flap_full_schedule, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_port_flap_revert_mid_schedule, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_port_flap_refuses_down_link, setup, teardown),
