@@ -29,7 +29,7 @@ static int inj_link_fail(struct inj_fault *f, const char *what, int nlerr)
  * agent runs injectors from its one loop, so requests never overlap (not thread-safe). Closed
  * after any error, so that a reply left unread can never answer a later request. A socket per
  * step cost five sockets per link_down inject and revert, each socket(), setsockopt() twice,
- * bind(), getsockname() and close(), a third of the agent's system calls for them (issue 17).
+ * bind(), getsockname() and close(): ~120 system calls a pair became ~88 (strace -c, issue 17).
  */
 static struct nl_sock *inj_rtnl;
 
