@@ -26,6 +26,8 @@ struct drill_fault {
 };
 
 #define DRILL_CALL_MS 15000
+/* how long a stream's client may take to connect before the drill's clock starts anyway */
+#define DRILL_CONNECT_MS 30000
 /* the agents' RDMA counter sampling interval (subscribe) */
 #define DRILL_COUNTERS_MS 1000
 #define DRILL_WL_ID EV_WL_DRILL

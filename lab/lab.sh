@@ -986,7 +986,9 @@ cmd_up() {
 }
 
 # --monitoring: Debian's Prometheus and Alertmanager (monitoring/fetch.sh, never installed) on
-# host loopback, scraping every agent's /metrics through its hostfwd each second, evaluating
+# host loopback, scraping every agent's /metrics through its hostfwd every 2 s (with 2 s to
+# answer: a guest on a host whose cores other jobs keep busy has been slower than 1 s, and a
+# failed scrape makes the series stale, which starts RdmaPortDown's `for` over), evaluating
 # monitoring/rules each second and sending to the coordinator's receiver (rdmachaos run picks
 # its address from lab.json). Their pidfiles sit in run/, so down stops them with the guests.
 start_monitoring() { # N
@@ -996,8 +998,8 @@ start_monitoring() { # N
 	cat >"$mon/prometheus.yml" <<PROM
 # Written by lab/lab.sh up --monitoring. Lab speeds: see docs/MONITORING.md for production ones.
 global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
+  scrape_interval: 2s
+  scrape_timeout: 2s
   evaluation_interval: 1s
 rule_files:
   - '$REPO/monitoring/rules/rdmachaos.rules.yml'
