@@ -134,43 +134,51 @@ out:
 	return ret;
 }
 
-/* Dials every node (one after another: a fleet of thousands wants this event-driven, issue 17),
- * then asks those that took the connection. */
+/* Dials every node, 16 at a time (fleet_dial_many), then asks those that took the connection. */
 static int fs_gather(const struct fleetfile *ff, json_t *rows, int timeout_ms)
 {
 	struct fleet fl;
 	json_t **rows_of = calloc(ff->nr_nodes, sizeof(*rows_of));
+	struct fl_dial *dials = calloc(ff->nr_nodes ? ff->nr_nodes : 1, sizeof(*dials));
 	unsigned int i, n = 0;
 	int ret = -ENOMEM;
 
-	if (!rows_of || fleet_init(&fl, ff->nr_nodes)) {
+	if (!rows_of || !dials || fleet_init(&fl, ff->nr_nodes)) {
 		free(rows_of);
+		free(dials);
 		return -ENOMEM;
 	}
+	for (i = 0; i < ff->nr_nodes; i++)
+		dials[i] = (struct fl_dial){.name = ff->nodes[i].name, .addr = ff->nodes[i].agent};
+	fleet_dial_many(dials, ff->nr_nodes, timeout_ms);
 	for (i = 0; i < ff->nr_nodes; i++) {
 		const struct ff_node *nd = &ff->nodes[i];
 		json_t *row = fs_row(nd);
-		struct rc_transport *t;
-		char err[512];
 
 		if (!row || json_array_append_new(rows, row))
 			goto out;
-		if (fleet_dial(nd->name, false, nd->agent, timeout_ms, &t, err, sizeof(err))) {
-			fs_problem(row, err);
+		if (dials[i].ret) {
+			fs_problem(row, dials[i].err);
 			continue;
 		}
 		json_object_set_new(row, "reachable", json_true());
 		snprintf(fl.agents[n].name, sizeof(fl.agents[n].name), "%s", nd->name);
 		snprintf(fl.agents[n].addr, sizeof(fl.agents[n].addr), "%s", nd->agent);
-		rc_conn_init(&fl.agents[n].conn, t);
+		rc_conn_init(&fl.agents[n].conn, dials[i].t);
+		dials[i].t = NULL;
 		fl.agents[n].connected = true;
 		rows_of[n++] = row;
 	}
 	fl.nr_agents = n; /* fleet_free closes exactly these */
 	ret = n ? fs_ask(&fl, rows_of) : 0;
 out:
+	/* a row that could not be made leaves the connections after it to close here */
+	for (; i < ff->nr_nodes; i++)
+		if (!dials[i].ret && dials[i].t)
+			dials[i].t->ops->close(dials[i].t);
 	fleet_free(&fl);
 	free(rows_of);
+	free(dials);
 	return ret;
 }
 

@@ -60,67 +60,83 @@ struct fl_agent *fleet_find(struct fleet *fl, const char *name)
 #define FLEET_DIALERS 16
 
 struct fleet_dialing {
-	struct fleet *fl;
+	struct fl_dial *d;
+	unsigned int nr;
 	int timeout_ms;
 	pthread_mutex_t lock;
-	unsigned int next; /* the next agent to dial */
-	int ret;	   /* the first failure, its message in err */
-	char err[512];
+	unsigned int next; /* the next entry to dial */
 };
 
 static void *fleet_dialer(void *arg)
 {
 	struct fleet_dialing *g = arg;
-	char err[512];
 
 	for (;;) {
-		struct fl_agent *a;
-		struct rc_transport *t;
+		struct fl_dial *d;
 		unsigned int i;
-		int ret;
 
 		pthread_mutex_lock(&g->lock);
 		i = g->next++;
 		pthread_mutex_unlock(&g->lock);
-		if (i >= g->fl->nr_agents)
+		if (i >= g->nr)
 			return NULL;
-		a = &g->fl->agents[i];
-		if (a->connected)
-			continue;
-		ret = fleet_dial(a->name, false, a->addr, g->timeout_ms, &t, err, sizeof(err));
-		if (!ret) {
-			rc_conn_init(&a->conn, t);
-			a->connected = true;
-			continue;
-		}
-		pthread_mutex_lock(&g->lock);
-		if (!g->ret) {
-			g->ret = ret;
-			snprintf(g->err, sizeof(g->err), "%s", err);
-		}
-		pthread_mutex_unlock(&g->lock);
+		d = &g->d[i];
+		d->t = NULL;
+		d->err[0] = '\0';
+		d->ret = fleet_dial(d->name, false, d->addr, g->timeout_ms, &d->t, d->err,
+				    sizeof(d->err));
 	}
 }
 
-int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen)
+void fleet_dial_many(struct fl_dial *d, unsigned int nr, int timeout_ms)
 {
-	struct fleet_dialing g = {.fl = fl, .timeout_ms = timeout_ms};
+	struct fleet_dialing g = {.d = d, .nr = nr, .timeout_ms = timeout_ms};
 	pthread_t th[FLEET_DIALERS];
-	unsigned int i, nr = fl->nr_agents < FLEET_DIALERS ? fl->nr_agents : FLEET_DIALERS;
+	unsigned int i, nt = nr < FLEET_DIALERS ? nr : FLEET_DIALERS;
 
 	pthread_mutex_init(&g.lock, NULL);
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nt; i++)
 		if (pthread_create(&th[i], NULL, fleet_dialer, &g))
 			break;
 	if (!i) /* no thread at all: dial from this one */
 		fleet_dialer(&g);
-	nr = i;
-	for (i = 0; i < nr; i++)
+	nt = i;
+	for (i = 0; i < nt; i++)
 		pthread_join(th[i], NULL);
 	pthread_mutex_destroy(&g.lock);
-	if (g.ret)
-		snprintf(err, errlen, "%s", g.err);
-	return g.ret;
+}
+
+int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen)
+{
+	struct fl_dial *d = calloc(fl->nr_agents ? fl->nr_agents : 1, sizeof(*d));
+	unsigned int i, n = 0;
+	int ret = 0;
+
+	if (!d) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (i = 0; i < fl->nr_agents; i++)
+		if (!fl->agents[i].connected)
+			d[n++] = (struct fl_dial){.name = fl->agents[i].name,
+						  .addr = fl->agents[i].addr};
+	fleet_dial_many(d, n, timeout_ms);
+	for (i = 0, n = 0; i < fl->nr_agents; i++) {
+		struct fl_agent *a = &fl->agents[i];
+
+		if (a->connected)
+			continue;
+		if (!d[n].ret) {
+			rc_conn_init(&a->conn, d[n].t);
+			a->connected = true;
+		} else if (!ret) {
+			ret = d[n].ret;
+			snprintf(err, errlen, "%s", d[n].err);
+		}
+		n++;
+	}
+	free(d);
+	return ret;
 }
 
 void fleet_set_t0(struct fleet *fl, uint64_t t0_ns)

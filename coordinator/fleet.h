@@ -56,6 +56,17 @@ struct fl_agent *fleet_find(struct fleet *fl, const char *name);
  */
 int fleet_connect(struct fleet *fl, int timeout_ms, char *err, size_t errlen);
 
+/* One connection for fleet_dial_many to make: name and addr in, t or ret and err out. */
+struct fl_dial {
+	const char *name, *addr;
+	struct rc_transport *t; /* the caller's on success */
+	int ret;
+	char err[512]; /* why not, naming the node and the address */
+};
+
+/* fleet_dial()s every entry, 16 at a time, each within timeout_ms; each entry says how it went. */
+void fleet_dial_many(struct fl_dial *d, unsigned int nr, int timeout_ms);
+
 /* How the coordinator secures its agent connections (coordinator/fleet_tls.c). */
 struct fleet_tls_opts {
 	const char *dir;	     /* --tls-dir: ca.crt, coordinator.crt, coordinator.key */

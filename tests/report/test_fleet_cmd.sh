@@ -64,6 +64,31 @@ else
 	ko "-o json: exit $rc: $(cat "$T/out" "$T/err")"
 fi
 
+# ---- a real agent among unreachable ones: its row answers, in the file's order ----
+# The nodes are dialed side by side (fleet_dial_many): each row must still be its own node's.
+AGENT=$(dirname "$BIN")/rdmachaos-agent
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$AGENT" --name n2 --listen "127.0.0.1:$port" --insecure-plaintext --state-dir "$T/state" \
+	--audit-log none --log-file "$T/agent.log" &
+agent_pid=$!
+for _ in $(seq 100); do grep -q "listening" "$T/agent.log" 2>/dev/null && break; sleep 0.1; done
+printf 'nodes:\n  - name: n1\n    agent: 127.0.0.1:9\n  - name: n2\n    agent: 127.0.0.1:%s\n  - name: n3\n    agent: 127.0.0.1:7\n' \
+	"$port" >"$T/mixed.yaml"
+"$BIN" fleet status --fleet "$T/mixed.yaml" --insecure-plaintext --timeout 5 -o json >"$T/out" 2>"$T/err"
+rc=$?
+kill "$agent_pid" 2>/dev/null
+wait "$agent_pid" 2>/dev/null
+if [ "$rc" = 1 ] && jq -e '.answered == 1 and .not_answered == 2 and
+	(.nodes | map(.name)) == ["n1", "n2", "n3"] and
+	(.nodes | map(.reachable)) == [false, true, false] and
+	(.nodes[1] | (.error == null) and (.version | length) > 0 and .clock.uncertainty_ms >= 0) and
+	(.nodes[0].error | test("127.0.0.1:9")) and (.nodes[2].error | test("127.0.0.1:7"))' \
+	"$T/out" >/dev/null; then
+	ok "a real agent between two unreachable ones: its row answers, each error names its node's address"
+else
+	ko "a real agent between two unreachable ones: exit $rc: $(cat "$T/out" "$T/err"; tail -n 5 "$T/agent.log")"
+fi
+
 # ---- usage ----
 for args in "status" "status --fleet $T/fleet.yaml --lab" "stat --fleet $T/fleet.yaml" \
 	"status --fleet $T/fleet.yaml -o yaml" "status --fleet $T/fleet.yaml --timeout 0"; do
