@@ -403,15 +403,15 @@ int drill_await_event(struct drill *d, size_t from, uint64_t timeout_ms, drill_e
 	}
 }
 
-/* An event of one role of one workload flow, of type `type` or `or_type` (may be NULL). */
-static bool drill_flow_event(const json_t *ev, const struct drill_flow *f, const char *want,
+/* An event of `want_role` of one workload flow, of type `type_want` or `or_type` (may be NULL). */
+static bool drill_flow_event(const json_t *ev, const struct drill_flow *f, const char *want_role,
 			     const char *type_want, const char *or_type)
 {
 	const char *type = json_string_value(json_object_get(ev, "type"));
 	const char *role = json_string_value(json_object_get(ev, "role"));
 	const char *id = json_string_value(json_object_get(ev, "wl_id"));
 
-	return type && role && id && !strcmp(role, want) && !strcmp(id, f->wl_id) &&
+	return type && role && id && !strcmp(role, want_role) && !strcmp(id, f->wl_id) &&
 	       (!strcmp(type, type_want) || (or_type && !strcmp(type, or_type)));
 }
 
