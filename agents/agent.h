@@ -198,7 +198,10 @@ struct agent {
 int agent_opts_parse(int argc, char **argv, struct agent_opts *o, char *err, size_t errlen);
 void agent_opts_usage(FILE *f);
 
-/* Initialises the state that needs no system resources (lists, policy); main and tests. */
+/*
+ * Initialises the state that needs no system resources (lists, policy); main and tests. Clears
+ * a and copies o into it, unless o is &a->opts: a must then be zeroed but for its opts.
+ */
 void agent_init(struct agent *a, const struct agent_opts *o);
 
 /* agent_sink.c */

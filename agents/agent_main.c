@@ -192,14 +192,14 @@ static int agent_journal_replay_start(struct agent *a)
 
 int main(int argc, char **argv)
 {
-	static struct agent a;		 /* large (paths, tables): not on the stack */
-	static struct agent_policy file; /* the policy file's own rules */
-	struct agent_opts opts;
+	static struct agent a;		   /* large (paths, tables): not on the stack */
+	static struct agent_policy file;   /* the policy file's own rules */
+	struct agent_opts *opts = &a.opts; /* parsed in place: agent_init() */
 	char err[512];
 	bool clean;
 	int ret;
 
-	ret = agent_opts_parse(argc, argv, &opts, err, sizeof(err));
+	ret = agent_opts_parse(argc, argv, opts, err, sizeof(err));
 	if (ret == AGENT_OPTS_HELP) {
 		agent_opts_usage(stdout);
 		return 0;
@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rdmachaos-agent: %s\nTry 'rdmachaos-agent --help'.\n", err);
 		return 2;
 	}
-	agent_init(&a, &opts);
+	agent_init(&a, opts);
 	/* Before stderr moves to --log-file: these errors belong on the operator's terminal. */
 	ret = agent_start_policy(&a, &file, err, sizeof(err));
 	if (ret) {
@@ -220,9 +220,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rdmachaos-agent: %s\n", err);
 		return 1;
 	}
-	if (opts.log_file[0] && agent_log_open(opts.log_file))
+	if (opts->log_file[0] && agent_log_open(opts->log_file))
 		return 1;
-	rc_log_init("rdmachaos-agent", opts.verbose ? RC_LOG_DEBUG : RC_LOG_INFO);
+	rc_log_init("rdmachaos-agent", opts->verbose ? RC_LOG_DEBUG : RC_LOG_INFO);
 	agent_exe_dir(&a);
 
 	ret = agent_loop_init(&a.loop, AGENT_RING_ENTRIES);

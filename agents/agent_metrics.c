@@ -24,6 +24,7 @@
 #include "agents/agent_ethtool.h"
 #include "agents/agent_metrics.h"
 #include "common/http_deadline.h"
+#include "common/mhd_lib.h"
 #include "common/transport.h"
 #include "common/units.h"
 
@@ -570,16 +571,16 @@ static enum MHD_Result agent_metrics_reply(struct MHD_Connection *conn, unsigned
 					   const char *msg, const char *allow)
 {
 	struct MHD_Response *r =
-	    MHD_create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_PERSISTENT);
+	    rc_mhd.create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	rc_mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (allow)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+		rc_mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	ret = rc_mhd.queue_response(conn, status, r);
+	rc_mhd.destroy_response(r);
 	return ret;
 }
 
@@ -622,14 +623,14 @@ static enum MHD_Result agent_metrics_request(void *cls, struct MHD_Connection *c
 					       : "metrics: out of memory\n",
 					   NULL);
 	}
-	r = MHD_create_response_from_buffer_with_free_callback(len, text, free);
+	r = rc_mhd.create_response_from_buffer_with_free_callback(len, text, free);
 	if (!r) {
 		free(text);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, AGENT_METRICS_CONTENT_TYPE);
-	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+	rc_mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, AGENT_METRICS_CONTENT_TYPE);
+	ret = rc_mhd.queue_response(conn, MHD_HTTP_OK, r);
+	rc_mhd.destroy_response(r);
 	return ret;
 }
 
@@ -675,13 +676,13 @@ static void agent_metrics_run(struct agent_metrics *m)
 	MHD_UNSIGNED_LONG_LONG ms;
 	unsigned int cut;
 
-	if (MHD_run(m->d) != MHD_YES)
+	if (rc_mhd.run(m->d) != MHD_YES)
 		rc_dbg("metrics: MHD_run failed");
 	cut = rc_http_deadline_sweep(m->deadline, rc_now_ns(), &next);
 	if (cut)
 		rc_warn("metrics: %u connection%s cut: no whole request within %d s", cut,
 			cut == 1 ? "" : "s", AGENT_METRICS_CONN_TIMEOUT_S);
-	if (MHD_get_timeout(m->d, &ms) == MHD_YES) {
+	if (rc_mhd.get_timeout(m->d, &ms) == MHD_YES) {
 		if (ms > AGENT_METRICS_MAX_WAIT_MS)
 			ms = AGENT_METRICS_MAX_WAIT_MS;
 		due = rc_now_ns() + ms * RC_NSEC_PER_MSEC;
@@ -719,7 +720,8 @@ static void agent_metrics_free(struct agent_metrics *m)
 {
 	agent_timer_cancel(&m->timer);
 	if (m->d)
-		MHD_stop_daemon(m->d); /* closes the listening socket, the epoll fd, connections */
+		rc_mhd.stop_daemon(
+		    m->d); /* closes the listening socket, the epoll fd, connections */
 	rc_http_deadline_free(m->deadline);
 	agent_ethtool_poll_free(m->nic);
 	free(m);
@@ -747,10 +749,16 @@ int agent_metrics_start(struct agent *a)
 	const char *host = a->opts.metrics_host;
 	const union MHD_DaemonInfo *info;
 	struct agent_metrics *m;
+	char why[256];
 	int fd = -1, ret;
 
 	if (!a->opts.metrics_port)
 		return 0;
+	ret = rc_mhd_load(why, sizeof(why));
+	if (ret) {
+		rc_err("--metrics-listen %s:%u: %s", host, a->opts.metrics_port, why);
+		return ret;
+	}
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
@@ -770,7 +778,7 @@ int agent_metrics_start(struct agent *a)
 		goto err;
 	}
 	/* External epoll mode: no thread; the loop polls MHD's epoll fd and calls MHD_run(). */
-	m->d = MHD_start_daemon(
+	m->d = rc_mhd.start_daemon(
 	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, agent_metrics_request, m,
 	    MHD_OPTION_EXTERNAL_LOGGER, agent_metrics_log, m, MHD_OPTION_LISTEN_SOCKET, fd,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)AGENT_METRICS_CONN_LIMIT,
@@ -785,7 +793,7 @@ int agent_metrics_start(struct agent *a)
 		ret = -EIO;
 		goto err;
 	}
-	info = MHD_get_daemon_info(m->d, MHD_DAEMON_INFO_EPOLL_FD);
+	info = rc_mhd.get_daemon_info(m->d, MHD_DAEMON_INFO_EPOLL_FD);
 	if (!info || info->epoll_fd < 0) {
 		rc_err("--metrics-listen: libmicrohttpd has no epoll fd to poll");
 		ret = -EIO;
@@ -800,7 +808,7 @@ int agent_metrics_start(struct agent *a)
 	m->nic = agent_ethtool_poll_new(agent_metrics_nic_event, NULL);
 	a->metrics = m;
 	rc_info("metrics: serving http://%s:%u%s (libmicrohttpd %s, on the loop)", host,
-		a->opts.metrics_port, AGENT_METRICS_PATH, MHD_get_version());
+		a->opts.metrics_port, AGENT_METRICS_PATH, rc_mhd.get_version());
 	return 0;
 err:
 	agent_metrics_free(m);

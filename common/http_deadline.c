@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "common/http_deadline.h"
+#include "common/mhd_lib.h"
 #include "common/units.h"
 
 /* One open connection; its socket_context. */
@@ -59,7 +60,7 @@ void rc_http_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_
 	struct stat st;
 
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
-		info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		info = rc_mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		if (!info || fstat(info->connect_fd, &st))
 			return; /* untracked: the idle timeout still applies */
 		e = calloc(1, sizeof(*e));
@@ -94,7 +95,7 @@ void rc_http_deadline_notify(void *cls, struct MHD_Connection *c, void **socket_
 void rc_http_deadline_answered(struct rc_http_deadline *d, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *info =
-	    MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	    rc_mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct rc_http_conn *e = info ? info->socket_context : NULL;
 
 	if (!e)

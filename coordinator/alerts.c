@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/http_deadline.h"
+#include "common/mhd_lib.h"
 #include "common/log.h"
 #include "common/units.h"
 #include "coordinator/alerts.h"
@@ -46,7 +47,7 @@ struct alerts_req {
 /* The Authorization header against "Bearer TOKEN", in constant time. */
 static bool alerts_authorized(const struct alerts *a, struct MHD_Connection *c)
 {
-	const char *got = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+	const char *got = rc_mhd.lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
 	size_t want = strlen(a->auth);
 
 	return got && strlen(got) == want && !CRYPTO_memcmp(got, a->auth, want);
@@ -90,14 +91,14 @@ json_t *alerts_event(const json_t *alert, const char *receiver, uint64_t recv_ns
 static enum MHD_Result alerts_reply(struct MHD_Connection *c, unsigned int code, const char *text)
 {
 	struct MHD_Response *r =
-	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	    rc_mhd.create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
-	ret = MHD_queue_response(c, code, r);
-	MHD_destroy_response(r);
+	rc_mhd.add_response_header(r, "Content-Type", "text/plain; charset=utf-8");
+	ret = rc_mhd.queue_response(c, code, r);
+	rc_mhd.destroy_response(r);
 	return ret;
 }
 
@@ -219,7 +220,9 @@ int alerts_start(const char *addr, const char *token, struct alerts **out, char 
 	const char *colon = strrchr(addr, ':');
 	struct alerts *a;
 	unsigned long port;
+	char why[256];
 	char *end;
+	int ret;
 
 	if (!colon || (size_t)(colon - addr) >= sizeof(host)) {
 		snprintf(err, errlen, "alert receiver %s: want IPV4:PORT, e.g. 127.0.0.1:17990",
@@ -242,6 +245,11 @@ int alerts_start(const char *addr, const char *token, struct alerts **out, char 
 			 addr, ALERTS_MAX_TOKEN);
 		return -EINVAL;
 	}
+	ret = rc_mhd_load(why, sizeof(why));
+	if (ret) {
+		snprintf(err, errlen, "alert receiver %s: %s", addr, why);
+		return ret;
+	}
 	a = alerts_new_unbound();
 	if (!a)
 		return -ENOMEM;
@@ -251,7 +259,7 @@ int alerts_start(const char *addr, const char *token, struct alerts **out, char 
 		alerts_stop(a);
 		return -ENOMEM;
 	}
-	a->mhd = MHD_start_daemon(
+	a->mhd = rc_mhd.start_daemon(
 	    MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, alerts_handle, a, MHD_OPTION_SOCK_ADDR,
 	    &sin, MHD_OPTION_NOTIFY_COMPLETED, alerts_done, a, MHD_OPTION_CONNECTION_TIMEOUT,
 	    (unsigned int)ALERTS_CONN_TIMEOUT_S, MHD_OPTION_NOTIFY_CONNECTION,
@@ -348,7 +356,7 @@ void alerts_stop(struct alerts *a)
 	if (!a)
 		return;
 	if (a->mhd)
-		MHD_stop_daemon(a->mhd); /* notifies every close: the deadline list empties */
+		rc_mhd.stop_daemon(a->mhd); /* notifies every close: the deadline list empties */
 	rc_http_deadline_free(a->deadline);
 	json_decref(a->queue);
 	pthread_mutex_destroy(&a->lock);
