@@ -39,6 +39,11 @@ static void test_format_parses_back(void **state)
 		    rc_parse_duration_ms(rc_format_duration_ms(ms[i], buf, sizeof(buf)), &back), 0);
 		assert_int_equal(back, ms[i]);
 	}
+	/* fractions of a millisecond round half away from zero */
+	assert_int_equal(rc_parse_duration_ms("2.5ms", &back), 0);
+	assert_int_equal(back, 3);
+	assert_int_equal(rc_parse_duration_ms("0.4ms", &back), 0);
+	assert_int_equal(back, 0);
 }
 
 static void test_parse_rate(void **state)
@@ -78,9 +83,10 @@ static void test_format_ms(void **state)
 		double ms;
 		const char *want;
 	} table[] = {
-	    {0, "0 ms"},       {1.44, "1.4 ms"}, {1.0, "1 ms"},	  {9.96, "10 ms"},
-	    {812.3, "812 ms"}, {1000, "1 s"},	 {4200, "4.2 s"}, {30040, "30.04 s"},
-	    {2499, "2.499 s"}, {1e16, "?"},	 {NAN, "?"},
+	    {0, "0 ms"},	 {1.44, "1.4 ms"}, {1.0, "1 ms"},   {9.96, "10 ms"},
+	    {812.3, "812 ms"},	 {1000, "1 s"},	   {4200, "4.2 s"}, {30040, "30.04 s"},
+	    {2499, "2.499 s"},	 {1e16, "?"},	   {NAN, "?"},	    {1000.5, "1.001 s"},
+	    {1999.4, "1.999 s"},
 	};
 	char buf[32];
 	size_t i;
