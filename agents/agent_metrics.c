@@ -719,9 +719,9 @@ static void agent_metrics_timer(struct agent_timer *t)
 static void agent_metrics_free(struct agent_metrics *m)
 {
 	agent_timer_cancel(&m->timer);
+	/* closes the listening socket, the epoll fd, connections */
 	if (m->d)
-		rc_mhd.stop_daemon(
-		    m->d); /* closes the listening socket, the epoll fd, connections */
+		rc_mhd.stop_daemon(m->d);
 	rc_http_deadline_free(m->deadline);
 	agent_ethtool_poll_free(m->nic);
 	free(m);

@@ -46,7 +46,7 @@ static int rc_parse_number(const char *s, double *val, const char **unit)
 
 /*
  * llround() for |x| <= 1e15, where x + 0.5 is exact. Not libm's: loading libm runs its IFUNC
- * resolvers and put 328 KiB into the agent's RSS for these two calls (issue 17: under 8 MiB).
+ * resolvers and puts 328 KiB into the agent's RSS for these two calls (issue 17: under 8 MiB).
  */
 static long long rc_llround(double x)
 {
