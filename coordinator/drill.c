@@ -596,11 +596,21 @@ static int drill_start_workloads(struct drill *d)
 	return 0;
 }
 
-/* Clients first, so each server sees everything its client sent. */
+/*
+ * Clients first, so each server sees everything its client sent. Each flow's
+ * `stopping` event says when the drill began to stop it: what the workload
+ * did not report after that is the drill's doing, not a hole (evaluate.c).
+ */
 static void drill_stop_workloads(struct drill *d)
 {
+	const double now = drill_now_ms(d);
 	unsigned int k, i;
 
+	for (i = 0; i < d->nr_flows; i++)
+		json_array_append_new(
+		    d->fl.events, json_pack("{s:s, s:s, s:s, s:s, s:f, s:s}", "kind", "workload",
+					    "type", "stopping", "role", "client", "wl_id",
+					    d->flows[i].wl_id, "t_ms", now, "source", "drill"));
 	if (d->sc.workload.job) {
 		drill_add_samples(d, drill_job_counter_end(d, drill_now_ms(d)));
 		drill_job_end(d); /* its path once more, while it runs */
@@ -1142,6 +1152,30 @@ static void drill_shift_end(struct drill *d, const struct drill_fault *f)
 	d->end_ms_plain = fmax(d->end_ms_plain, d->end_ms_plain_planned + late);
 }
 
+/*
+ * The plan gives each recovery window three of the workload's sample intervals
+ * to be seen out, but a job prints at its own cadence (slurm-drain's MPI job
+ * every 3 s, not every 100 ms): once the baseline says how often it reports,
+ * the drill's end moves so that two of its samples fit after the windows, or
+ * the last one before the end may leave a window not judged.
+ */
+static void drill_fit_cadence(struct drill *d)
+{
+	double cadence, extra;
+
+	if (!d->sc.workload.job || !d->baseline.samples)
+		return;
+	cadence = (double)d->sc.baseline_ms / d->baseline.samples;
+	extra = 2 * cadence - 3 * (double)d->sc.workload.interval_ms;
+	if (!(extra > 0))
+		return;
+	d->end_ms_plain_planned += extra;
+	/* the hard end (the scheduler's or the alerts' windows) is never before the plain one */
+	d->end_ms_planned = fmax(d->end_ms_planned, d->end_ms_plain_planned);
+	d->end_ms = fmax(d->end_ms, d->end_ms_planned);
+	d->end_ms_plain = fmax(d->end_ms_plain, d->end_ms_plain_planned);
+}
+
 /* The fault timeline; returns when it is over or a stop was requested. */
 static void drill_timeline(struct drill *d)
 {
@@ -1178,6 +1212,7 @@ static void drill_timeline(struct drill *d)
 			}
 			if (drill_arm_guards(d, now, baseline_end))
 				return;
+			drill_fit_cadence(d);
 		}
 		if (drill_guards(d, now))
 			return;

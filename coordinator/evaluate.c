@@ -402,13 +402,15 @@ static void smooth_samples(struct sample *s, size_t n, double window)
 
 /*
  * The drill's workload's client interval samples, sorted by end time, and
- * where the workload stopped: its client summary, or the last event when
- * there is none (e.g. because the workload died).
+ * where the workload stopped: when the drill began to stop it (its
+ * `stopping` event), else its client summary, else the last event (e.g.
+ * because the workload died). The drill's own stop is not a hole: a job that
+ * takes 30 s to wind down after its SIGINT reported up to the stop.
  */
 static int load_samples(const json_t *events, struct sample **out, size_t *nr, double *stop)
 {
+	double t, iv, stopping = INFINITY;
 	struct sample *s;
-	double t, iv;
 	const json_t *e;
 	size_t i, n = 0;
 
@@ -420,6 +422,8 @@ static int load_samples(const json_t *events, struct sample **out, size_t *nr, d
 		if (ev_workload(e, "summary") && ev_is(e, "role", "client") &&
 		    ev_num(e, "t_ms", &t))
 			*stop = t;
+		if (ev_workload(e, "stopping") && ev_num(e, "t_ms", &t))
+			stopping = fmin(stopping, t);
 		if (!ev_client_interval(e) || !ev_num(e, "t_ms", &t) ||
 		    !ev_num(e, "mbps", &s[n].mbps))
 			continue;
@@ -431,6 +435,7 @@ static int load_samples(const json_t *events, struct sample **out, size_t *nr, d
 	}
 	if (*stop == -INFINITY)
 		*stop = last_event_ms(events);
+	*stop = fmin(*stop, stopping);
 	qsort(s, n, sizeof(*s), cmp_sample);
 	*out = s;
 	*nr = n;

@@ -219,18 +219,25 @@ note_suspects() { # REPORT_JSON: the rails whose link its faults took down
 }
 # trace NAME: one line of what a failed drill's workload did, for make test's summary (a CI log
 # may keep nothing else): its events by type, and the client's MB/s per 4 s from 4 s before the
-# first injection, so "not recovered" reads as stuck, slow or choppy.
+# first injection, so "not recovered" reads as stuck, slow or choppy; then, from the injection,
+# when its last sample came, when the drill began to stop it and when each process exited.
 trace() {
 	jq -rs --arg n "$1" '
 		([.[] | select(.kind == "fault" and .action == "inject") | .t_ms] | min // 0) as $inj
-		| [.[] | select(.kind == "workload" and .type == "interval" and .role == "client"
+		| def rel: (. - $inj) / 100 | round / 10 | tostring | "+" + . + " s";
+		[.[] | select(.kind == "workload" and .type == "interval" and .role == "client"
 			and .t_ms >= $inj - 4000)] as $iv
 		| ($iv | group_by((.t_ms - $inj + 4000) / 4000 | floor)
 			| map((map(.mbps) | add / length) * 10 | round / 10 | tostring) | join(" ")) as $mb
 		| ([.[] | select(.kind == "workload" and .type != "interval" and .type != null)]
 			| group_by(.type) | map("\(.[0].type) \(length)") | join(", ")) as $ev
-		| "drill \($n): trace: client MB/s per 4 s from injection - 4 s: \(if $mb == "" then "none" else $mb end); workload events: \($ev)"' \
-		"$out/$1/events.jsonl" 2>/dev/null | cut -c1-400
+		| ([$iv[].t_ms] | max | if . == null then "none" else rel end) as $last
+		| ([.[] | select(.kind == "workload" and .type == "stopping" and (.wl_id // "stream") == "stream")
+			| .t_ms] | min | if . == null then "never" else rel end) as $stop
+		| ([.[] | select(.kind == "workload" and .type == "exit")
+			| "\(.node) \(.role) status \(.exit_status) at \(.t_ms | rel)"] | join(", ")) as $exits
+		| "drill \($n): trace: client MB/s per 4 s from injection - 4 s: \(if $mb == "" then "none" else $mb end); workload events: \($ev); last sample \($last), stopped by the drill \($stop); exits: \(if $exits == "" then "none" else $exits end)"' \
+		"$out/$1/events.jsonl" 2>/dev/null | cut -c1-600
 }
 renew_if_wedged() {
 	[ "${#SUSPECTS[@]}" -gt 0 ] || return 0

@@ -278,6 +278,68 @@ static void test_failback_outage(void **state)
 	json_decref(ev);
 }
 
+/*
+ * A job printing its rate every 3 s (slurm-drain's MPI job), fine all through the fault, which
+ * the drill stops 3 s after the recovery window closes (79 s): its last line came 1 s before,
+ * and its srun takes 11 s more to exit. The stretch after the stop is the drill's doing, not a
+ * hole (the project CI of 854a35b failed slurm-drain on it: "not recovered: the workload
+ * stopped reporting"); a job whose lines stop long before the drill stops it still fails.
+ */
+static void job_samples(json_t *ev, double from, double to)
+{
+	double t;
+
+	for (t = from; t <= to; t += 3000)
+		json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:s,s:f,s:f,s:f,s:s}", "kind",
+						    "workload", "type", "interval", "role",
+						    "client", "wl_id", "stream", "t_ms", t, "mbps",
+						    0.5, "interval_ms", 3000.0, "source", "job"));
+}
+
+static void job_event(json_t *ev, const char *type, double t)
+{
+	json_array_append_new(ev, json_pack("{s:s,s:s,s:s,s:s,s:f}", "kind", "workload", "type",
+					    type, "role", "client", "wl_id", "stream", "t_ms", t));
+}
+
+static void test_recovery_job_stopped_by_drill(void **state)
+{
+	struct sc_expect x = lab_expect();
+	struct ev_fault f = mkfault(&decl_rail1, 0, 16000, 66000);
+	struct ev_fault_result r;
+	char reasons[1024];
+	json_t *ev = json_array(), *died = json_array();
+
+	(void)state;
+	x.recovery_within_ms = 60000;
+	x.recovery_ratio = 0.3;
+	x.recovery_sustain_ms = 3000;
+	x.recovery_window_ms = 6000;
+	job_samples(ev, 3000, 78000);
+	job_event(ev, "exit", 90000);
+	run1(ev, &x, &f, &r, true, reasons, sizeof(reasons));
+	assert_false(r.recovery.seen); /* without the drill's stop: a hole from 78 s to 90 s */
+	assert_string_equal(r.recovery.note, "not recovered: the workload stopped reporting");
+
+	job_event(ev, "stopping", 79000);
+	run1(ev, &x, &f, &r, true, reasons, sizeof(reasons));
+	assert_true(r.recovery.seen);
+	assert_true(r.recovery.ok);
+	assert_ms(r.recovery.ms, 0);
+	assert_string_equal(r.recovery.note, "no throughput impact");
+
+	job_samples(died, 3000, 40000);
+	job_event(died, "exit", 41000);
+	job_event(died, "stopping", 79000);
+	job_event(died, "exit", 90000);
+	run1(died, &x, &f, &r, true, reasons, sizeof(reasons));
+	assert_false(r.recovery.seen);
+	assert_false(r.recovery.ok);
+	assert_string_equal(r.recovery.note, "not recovered: the workload stopped reporting");
+	json_decref(ev);
+	json_decref(died);
+}
+
 /* No failback to measure when the workload never came back from the fault. */
 static void test_failback_not_recovered(void **state)
 {
@@ -882,6 +944,7 @@ int main(void)
 	    cmocka_unit_test(test_zero_baseline_reason),
 	    cmocka_unit_test(test_failback_outage),
 	    cmocka_unit_test(test_failback_not_recovered),
+	    cmocka_unit_test(test_recovery_job_stopped_by_drill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
