@@ -478,8 +478,16 @@ void agent_server_stop(struct agent *a)
 		agent_client_close(cl, "agent stopping");
 	}
 	agent_timer_cancel(&a->accept_retry);
-	if (a->listen_fd >= 0)
+	/*
+	 * Stop listening now, not when the last reference goes: the loop's multishot poll holds
+	 * the socket until the kernel tears the ring down, after the process is gone, and an agent
+	 * started again at once (systemctl restart, a test) found its port still LISTENing
+	 * (EADDRINUSE). A shut-down listener is closed; SO_REUSEADDR lets a new one bind past it.
+	 */
+	if (a->listen_fd >= 0) {
+		shutdown(a->listen_fd, SHUT_RDWR);
 		close(a->listen_fd);
+	}
 	a->listen_fd = -1;
 	if (a->reserve_fd >= 0)
 		close(a->reserve_fd);
