@@ -53,6 +53,9 @@ int __wrap_rtnl_link_change(struct nl_sock *sk, struct rtnl_link *orig, struct r
 {
 	if (fk.strict)
 		assert_int_equal(rtnl_link_get_ifindex(orig), fk.ifindex);
+	/* as the kernel answers an RTM_NEWLINK for an ifindex it does not have (ENODEV) */
+	if (fk.gone || rtnl_link_get_ifindex(orig) != fk.ifindex)
+		return -NLE_OBJ_NOTFOUND;
 	if (fk.change_err)
 		return fk.change_err;
 	/* Only IFF_UP is ever changed: set_flags or unset_flags of it alone. */

@@ -176,6 +176,16 @@ static void test_link_down_gone(void **state)
 	fk.gone = true;
 	assert_int_equal(f->inj->revert(f), -ENODEV);
 	assert_non_null(strstr(f->err, "deleted or renamed"));
+
+	/* gone between prepare and inject: the change itself says so (no fetch before it) */
+	f->inj->cleanup(f); /* a new fault's record: prepare is once a fault */
+	fk.gone = false;
+	fk.up = true;
+	assert_int_equal(f->inj->prepare(f), 0);
+	fk.gone = true;
+	assert_int_equal(f->inj->inject(f), -ENODEV);
+	assert_non_null(strstr(f->err, "link_down: v0: RTM_NEWLINK (set down): "));
+	assert_non_null(strstr(f->err, "deleted or renamed"));
 }
 
 /* One netlink socket serves every request; one that failed is closed, the next opens another. */
@@ -191,7 +201,10 @@ static void test_link_socket_kept(void **state)
 		assert_int_equal(f->inj->revert(f), 0);
 		assert_int_equal(f->inj->verify(f), 0);
 	}
-	assert_true(fk.gets >= 9);
+	/* prepare's look, then revert's look and verify's each time: a change names the link by
+	 * its ifindex and fetches nothing first */
+	assert_int_equal(fk.gets, 7);
+	assert_int_equal(fk.changes, 6);
 	assert_in_range(fk.connects, 0, 1); /* 0: a socket an earlier test left open */
 	fk.gone = true;
 	assert_int_equal(f->inj->verify(f), -ENODEV);
