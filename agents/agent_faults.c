@@ -443,10 +443,12 @@ static int agent_inject_check(struct agent *a, const json_t *req, const struct i
 			return -EPERM;
 		}
 	}
-	/* A workload target names a netdev only with a rail. */
+	/*
+	 * A workload target names a netdev only with a rail. The target's lookup named the netdev
+	 * by its ifindex (agent_target_identify); 0 when no netdev had the name.
+	 */
 	if (t->netdev[0] || !t->workload[0]) {
-		t->ifindex = (int)if_nametoindex(t->netdev);
-		if (!t->ifindex) {
+		if (t->ifindex <= 0) {
 			snprintf(err, errlen, "%s: %s: no such network interface on this node",
 				 (*inj)->name, t->netdev);
 			return -ENODEV;
