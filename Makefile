@@ -56,7 +56,7 @@ SANOBJ   = $(patsubst %.c,$(BUILD)/san/%.o,$(1))
 
 BINS     := $(BUILD)/rdmachaos $(BUILD)/rdmachaos-agent $(BUILD)/rdmachaos-stream \
             $(BUILD)/rdmachaos-healthcheck \
-            $(BUILD)/librdmachaos-verbs.so $(BUILD)/tests/shim_selftest
+            $(BUILD)/librdmachaos-verbs.so $(BUILD)/tests/shim_selftest $(BUILD)/bench-fleet-peer
 TESTS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 # The MPI program of the lab's job drills (scenarios/job-mpi.yaml), when Open MPI is installed
 # (make deps installs it; without it the MPI drills say so).
@@ -84,6 +84,10 @@ $(BUILD)/rdmachaos-stream: $(call OBJ,workloads/stream_main.c $(STREAM_SRC) $(CO
 
 # Slurm's HealthCheckProgram for RDMA rails (healthcheck/hc.h, docs/SLURM.md).
 $(BUILD)/rdmachaos-healthcheck: $(call OBJ,healthcheck/hc_main.c $(HC_SRC) $(COMMON_SRC))
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# make bench-fleet's peer run: the fan-out's link changes without rdmachaos (bench/fleet.sh).
+$(BUILD)/bench-fleet-peer: $(call OBJ,bench/fleet_peer.c)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The verbs shim a workload is preloaded with (shim/, docs in shim/shim.h):

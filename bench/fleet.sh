@@ -5,7 +5,10 @@
 # rail 0 (veth rather than dummy: a kernel may lack the dummy module, as this machine's does),
 # reached over a bridge in the coordinator's namespace, mutual TLS on. `rdmachaos fleet bench`
 # times connect, clock alignment, no-op requests, a link_down fanned out to every rail 0 and
-# reverted, and lease renewals; this script adds each agent's idle CPU and memory. Prints one table and writes build/bench-fleet/results.jsonl.
+# reverted, and lease renewals; this script adds each agent's idle CPU and memory, and the peer
+# run: the same link downs and ups from one process without rdmachaos, the agents listening
+# (build/bench-fleet-peer, bench/fleet_peer.c), the fan-out's p99 as a ratio to the peer's.
+# Prints one table and writes build/bench-fleet/results.jsonl.
 #
 #   bash bench/fleet.sh [N...]     BENCH_FLEET_IDLE_S (default 60): the agents' idle window
 #                                  BENCH_FLEET_HOLD_S (default 10): faults held under leases
@@ -25,8 +28,9 @@ HOLD_S=${BENCH_FLEET_HOLD_S:-10}
 OUT=$PWD/build/bench-fleet
 COORD=build/rdmachaos
 AGENT=build/rdmachaos-agent
+PEER=build/bench-fleet-peer
 NS=rcbench-$$
-for b in "$COORD" "$AGENT"; do
+for b in "$COORD" "$AGENT" "$PEER"; do
 	[ -x "$b" ] || { echo "bench-fleet: $b is missing: make all" >&2; exit 1; }
 done
 for p in ip jq; do
@@ -171,8 +175,12 @@ run_size() {
 	ip netns exec "$NS" bash -c 'ulimit -n "$(ulimit -Hn)" && exec "$@"' _ "$COORD" fleet bench \
 		--fleet "$dir/fleet.yaml" --tls-dir "$dir/pki" --hold "$HOLD_S" --timeout 30 -o json \
 		>"$dir/bench.json"
-	jq -c --slurpfile idle "$dir/idle.json" --arg ts "$(date -u +%FT%TZ)" \
-		'{ts: $ts, agents, connect_ms, align, noop, inject, revert, leases, coordinator_rss_kib, failures, agent_idle: $idle[0]}' \
+	# The peer run: the same link changes without rdmachaos, one after another from one process,
+	# the agents listening (bench/fleet_peer.c)
+	echo "bench-fleet: $n agents: the peer, $n bare link downs and ups..." >&2
+	"$PEER" "$NS-" "$n" fb >"$dir/peer.json"
+	jq -c --slurpfile idle "$dir/idle.json" --slurpfile peer "$dir/peer.json" --arg ts "$(date -u +%FT%TZ)" \
+		'{ts: $ts, agents, connect_ms, align, noop, inject, revert, leases, coordinator_rss_kib, failures, agent_idle: $idle[0], peer: $peer[0]}' \
 		"$dir/bench.json" >>"$OUT/results.jsonl"
 	cleanup
 }
@@ -185,11 +193,14 @@ done
 jq -rs '
 	def f(x): if x == null then "-" else (x * 100 | round / 100 | tostring) end;
 	(["agents", "connect/agent ms", "align worst ms", "no-op p50/p99 ms", "inject p50/p99/max ms",
+	  "peer downs p50/p99 ms", "inject p99 / peer p99",
 	  "revert p50/p99/max ms", "lease CPU %", "missed", "coord RSS MiB", "agent idle CPU % max",
 	  "agent RSS p50/max, private max MiB"] | @tsv),
 	(.[] | [.agents, f(.connect_ms / .agents), f(.align.worst_uncertainty_ms),
 	  "\(f(.noop.p50_ms))/\(f(.noop.p99_ms))",
 	  "\(f(.inject.in_effect.p50_ms))/\(f(.inject.in_effect.p99_ms))/\(f(.inject.in_effect.max_ms))",
+	  "\(f(.peer.down.p50_ms))/\(f(.peer.down.p99_ms))",
+	  (if .peer.down.p99_ms > 0 then f(.inject.in_effect.p99_ms / .peer.down.p99_ms) else "-" end),
 	  "\(f(.revert.in_effect.p50_ms))/\(f(.revert.in_effect.p99_ms))/\(f(.revert.in_effect.max_ms))",
 	  f(.leases.coordinator_cpu_pct), .leases.missed, f(.coordinator_rss_kib / 1024),
 	  f(.agent_idle.cpu_pct_max),
