@@ -17,7 +17,7 @@ lab=lab/lab.sh
 size=${BENCH_MSG_SIZE:-65536}
 depth=${BENCH_QUEUE_DEPTH:-16}
 secs=${BENCH_SECONDS:-10}
-rounds=${BENCH_ROUNDS:-3}
+rounds=${BENCH_ROUNDS:-5}
 srv_addr=192.0.2.2 # node-b, rail 0
 
 started=0
@@ -33,6 +33,20 @@ run_bg() { # node cmd...: start in the guest, detached, output into its share
 	bash $lab exec "$node" -- sh -c "$* > /run/rdmachaos-share/$out 2>&1 < /dev/null &"
 }
 
+# Each guest's share of a client run its one vCPU sat idle (idle + iowait in /proc/stat): a
+# guest never idle is bound by its own CPU; one that idles waits on something else, the host
+# and its two cores running both QEMUs. cpu_snap FILE, then idle_pct BEFORE AFTER: "a%/b%".
+cpu_snap() {
+	{
+		bash $lab exec node-a -- head -n 1 /proc/stat
+		bash $lab exec node-b -- head -n 1 /proc/stat
+	} >"$1" 2>/dev/null
+}
+idle_pct() {
+	paste "$1" "$2" | awk '{n = NF / 2; t = 0; for (i = 2; i <= n; i++) t += $(n + i) - $i
+		printf "%s%.0f%%", (NR > 1 ? "/" : ""), (t > 0 ? 100 * ($(n + 5) - $5 + $(n + 6) - $6) / t : 0)}'
+}
+
 # perftest's MB/sec is 2^20 bytes per second (format_factor 0x100000 in
 # perftest_resources.c); "#bytes #iterations BW peak BW average MsgRate".
 peer_round() {
@@ -41,8 +55,11 @@ peer_round() {
 		-D "$secs" -F
 	sleep 2
 	# A client that cannot reach its server (perftest's TCP exchange) waits forever: bound it.
+	cpu_snap build/bench-cpu0
 	out=$(bash $lab exec node-a -- timeout $((secs + 60)) ib_write_bw -d rxe_rail0 -x 1 \
 		-s "$size" -t "$depth" -D "$secs" -F "$srv_addr" 2>&1)
+	cpu_snap build/bench-cpu1
+	idle_pct build/bench-cpu0 build/bench-cpu1 >build/bench-idle-peer
 	echo "$out" >"build/bench-perftest-$1.out"
 	mib=$(awk -v s="$size" '$1 == s && NF >= 5 {print $4}' <<<"$out" | tail -n 1)
 	if [ -z "$mib" ]; then
@@ -61,10 +78,13 @@ ours_round() { # [ENV=VALUE...]: the client's environment (the shim)
 	run_bg node-b bench-stream-server.out "$PWD/build/rdmachaos-stream" server \
 		--listen "$srv_addr" --op write --msg-size "$size" --queue-depth "$depth"
 	sleep 2
+	cpu_snap build/bench-cpu0
 	bash $lab exec node-a -- timeout $((secs + 60)) env "$@" "$PWD/build/rdmachaos-stream" client \
 		--connect "$srv_addr" \
 		--op write --msg-size "$size" --queue-depth "$depth" --duration "${secs}s" \
 		>build/bench-stream.jsonl 2>build/bench-stream.err
+	cpu_snap build/bench-cpu1
+	idle_pct build/bench-cpu0 build/bench-cpu1 >"build/bench-idle-ours${1:+-env}"
 	bash $lab exec node-b -- pkill -INT -f 'rdmachaos-stream server' >/dev/null 2>&1
 	mib=$(grep '^{' build/bench-stream.jsonl | jq -s '[.[] | select(.type == "interval" and
 		.role == "client")] | .[10:] | ((map(.bytes) | add) /
@@ -100,8 +120,8 @@ for ((i = 1; i <= rounds; i++)); do
 		continue
 	fi
 	r=$(awk -v a="$o" -v b="$p" 'BEGIN {printf "%.3f", a / b}')
-	printf 'bench: round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s\n' \
-		"$i" "$rounds" "$p" "$o" "$r"
+	printf 'bench: round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s (vCPUs idle, node-a/node-b: %s and %s)\n' \
+		"$i" "$rounds" "$p" "$o" "$r" "$(cat build/bench-idle-peer)" "$(cat build/bench-idle-ours)"
 	ratios+=("$r") peers+=("$p") ours+=("$o")
 done
 [ "${#ratios[@]}" -gt 0 ] || { echo "bench: ib_write_bw printed no bandwidth in any round" >&2; exit 1; }
