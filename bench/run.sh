@@ -34,8 +34,9 @@ run_bg() { # node cmd...: start in the guest, detached, output into its share
 }
 
 # Each guest's share of a client run its one vCPU sat idle (idle + iowait in /proc/stat): a
-# guest never idle is bound by its own CPU; one that idles waits on something else, the host
-# and its two cores running both QEMUs. cpu_snap FILE, then idle_pct BEFORE AFTER: "a%/b%".
+# guest never idle is bound by its own CPU; one that idles waits on something else (the host,
+# whose two cores run both QEMUs, is a guess not yet checked). cpu_snap FILE, then idle_pct
+# BEFORE AFTER: "a%/b%".
 cpu_snap() {
 	{
 		bash $lab exec node-a -- head -n 1 /proc/stat

@@ -224,7 +224,7 @@ note_suspects() { # REPORT_JSON: the rails whose link its faults took down
 trace() {
 	jq -rs --arg n "$1" '
 		([.[] | select(.kind == "fault" and .action == "inject") | .t_ms] | min // 0) as $inj
-		| def rel: (. - $inj) / 100 | round / 10 | tostring | "+" + . + " s";
+		| def rel: (. - $inj) / 100 | round / 10 | (if . >= 0 then "+" else "" end) + tostring + " s";
 		[.[] | select(.kind == "workload" and .type == "interval" and .role == "client"
 			and .t_ms >= $inj - 4000)] as $iv
 		| ($iv | group_by((.t_ms - $inj + 4000) / 4000 | floor)
