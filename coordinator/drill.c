@@ -612,7 +612,7 @@ static void drill_stop_workloads(struct drill *d)
 					    "type", "stopping", "role", "client", "wl_id",
 					    d->flows[i].wl_id, "t_ms", now, "source", "drill"));
 	if (d->sc.workload.job) {
-		drill_add_samples(d, drill_job_counter_end(d, drill_now_ms(d)));
+		drill_add_samples(d, drill_job_counter_end(d, now));
 		drill_job_end(d); /* its path once more, while it runs */
 		drill_job_stop(d, &d->flows[0]);
 	}
@@ -1154,16 +1154,17 @@ static void drill_shift_end(struct drill *d, const struct drill_fault *f)
 
 /*
  * The plan gives each recovery window three of the workload's sample intervals
- * to be seen out, but a job prints at its own cadence (slurm-drain's MPI job
- * every 3 s, not every 100 ms): once the baseline says how often it reports,
- * the drill's end moves so that two of its samples fit after the windows, or
- * the last one before the end may leave a window not judged.
+ * (workload.interval) to be seen out, but a workload may report at a cadence of
+ * its own (slurm-drain's MPI job every 3 s, not every 100 ms): once the
+ * baseline says how often it reports, the drill's end moves so that two of its
+ * samples fit after the windows, or the last one before the end may leave a
+ * window not judged. A stream reporting every interval moves nothing.
  */
 static void drill_fit_cadence(struct drill *d)
 {
 	double cadence, extra;
 
-	if (!d->sc.workload.job || !d->baseline.samples)
+	if (!d->baseline.samples)
 		return;
 	cadence = (double)d->sc.baseline_ms / d->baseline.samples;
 	extra = 2 * cadence - 3 * (double)d->sc.workload.interval_ms;

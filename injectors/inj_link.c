@@ -92,7 +92,7 @@ int inj_link_get_up(struct inj_fault *f, bool *up)
 /*
  * The request names the link by ifindex alone: the kernel changes only the flags in
  * ifi_change, so the link's other state, which a fetch would bring (an RTM_GETLINK of 1.5 KB
- * and its parse, a third of the netlink work of an inject), is not needed.
+ * and its parse, one of the three netlink requests an inject made), is not needed.
  */
 int inj_link_set_up(struct inj_fault *f, bool up)
 {
