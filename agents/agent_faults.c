@@ -27,6 +27,7 @@
 
 #include "agents/agent.h"
 #include "agents/agent_metrics.h"
+#include "common/netif.h"
 #include "common/units.h"
 
 #define AGENT_AUTO_REVERT_GRACE_NS (5 * RC_NSEC_PER_SEC)
@@ -223,7 +224,7 @@ static bool agent_fault_target_gone(const struct inj_target *t, int ret)
 
 	if (ret != -ENODEV || !t->netdev[0])
 		return false;
-	return t->ifindex <= 0 || !if_indextoname((unsigned int)t->ifindex, name);
+	return t->ifindex <= 0 || !rc_if_indextoname((unsigned int)t->ifindex, name);
 }
 
 /*
@@ -854,7 +855,7 @@ static int agent_fault_replay_one(void *arg, struct agent_journal_entry *e)
 	 * By name: another boot's ifindex means nothing, and one that changed
 	 * within this boot is a recreated netdev. Gone: the revert says so.
 	 */
-	idx = af->f.target.netdev[0] ? (int)if_nametoindex(af->f.target.netdev) : 0;
+	idx = af->f.target.netdev[0] ? (int)rc_if_nametoindex(af->f.target.netdev) : 0;
 	if (idx != af->f.target.ifindex)
 		rc_warn("journal: %s/%s: %s is ifindex %d now, was %d when journaled",
 			a->journal.dir, e->name, af->f.target.netdev, idx, af->f.target.ifindex);

@@ -20,7 +20,9 @@
 #include "agents/agent_config.h"
 #include "agents/agent_metrics.h"
 #include "agents/agent_pfc.h"
+#include "common/netif.h"
 #include "common/units.h"
+#include "injectors/injector.h"
 
 #define AGENT_RING_ENTRIES 256
 #define AGENT_WORKLOAD_GRACE_MS 3000
@@ -108,7 +110,7 @@ static void agent_log_policy(const struct agent *a, const struct agent_policy *f
 	unsigned int i;
 
 	for (i = 0; i < p->nr_allow; i++)
-		if (!if_nametoindex(p->allow[i]))
+		if (!rc_if_nametoindex(p->allow[i]))
 			rc_warn("%s %s: no such interface yet",
 				p->allow_line ? "netdevs" : "--allow-if", p->allow[i]);
 	agent_names(p->allow, sizeof(p->allow[0]), p->nr_allow, allow, sizeof(allow));
@@ -249,6 +251,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	agent_log_policy(&a, &file);
+	/* The first inject is the one a drill times: its one-time costs are paid here. */
+	rc_netif_warm();
+	injectors_warm();
 
 	ret = agent_loop_run(&a.loop);
 

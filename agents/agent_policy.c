@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "agents/agent_policy.h"
+#include "common/netif.h"
 #include "common/units.h"
 #include "injectors/pfc_frame.h"
 
@@ -34,7 +35,7 @@ static bool agent_policy_is_if(const char *name, const char *netdev, int ifindex
 {
 	if (!strcmp(name, netdev))
 		return true;
-	return ifindex > 0 && (int)if_nametoindex(name) == ifindex;
+	return ifindex > 0 && (int)rc_if_nametoindex(name) == ifindex;
 }
 
 static bool agent_policy_has_if(const void *base, size_t stride, unsigned int nr,
@@ -53,7 +54,7 @@ static bool agent_policy_has_if(const void *base, size_t stride, unsigned int nr
 
 bool agent_policy_same_netdev(const char *a, const char *b)
 {
-	return agent_policy_is_if(a, b, (int)if_nametoindex(b));
+	return agent_policy_is_if(a, b, (int)rc_if_nametoindex(b));
 }
 
 const char *agent_policy_alias_note(const char *name, const char *control_if, char *buf, size_t len)
@@ -104,7 +105,7 @@ static int agent_policy_check_target(const struct agent_policy *p, const char *w
 	bool has_dev = device && device[0];
 
 	if (ifindex <= 0)
-		ifindex = (int)if_nametoindex(netdev);
+		ifindex = (int)rc_if_nametoindex(netdev);
 	if (p->control_if[0] && agent_policy_is_if(p->control_if, netdev, ifindex)) {
 		if (p->control_if_line)
 			snprintf(err, errlen,

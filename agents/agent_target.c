@@ -15,6 +15,7 @@
 #include "agents/agent.h"
 #include "agents/agent_cgroup.h"
 #include "common/errbuf.h"
+#include "common/netif.h"
 
 int agent_rail_of(const struct agent_opts *o, const char *netdev)
 {
@@ -103,9 +104,9 @@ static int agent_target_rail(const struct agent_opts *o, const char *who, const 
 static void agent_target_identify(struct inj_target *t)
 {
 	char name[IF_NAMESIZE];
-	unsigned int idx = if_nametoindex(t->netdev);
+	unsigned int idx = rc_if_nametoindex(t->netdev);
 
-	if (!idx || !if_indextoname(idx, name))
+	if (!idx || !rc_if_indextoname(idx, name))
 		return;
 	t->ifindex = (int)idx;
 	strcpy(t->netdev, name);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A netdev's administrative state (IFF_UP) through rtnetlink (libnl-route):
- * what link_down and port_flap snapshot, change and read back. Each call
- * opens its own short-lived netlink socket, so injectors keep no global state.
+ * what link_down and port_flap snapshot, change and read back, over one
+ * netlink socket per process (opened by inj_link_warm() or the first call).
  */
 #ifndef INJ_LINK_H
 #define INJ_LINK_H
@@ -16,6 +16,8 @@
 int inj_link_get_up(struct inj_fault *f, bool *up);
 /* Sets or clears IFF_UP of f->target (RTM_NEWLINK). 0, or -errno with f->err set. */
 int inj_link_set_up(struct inj_fault *f, bool up);
+/* The injectors' warm(): opens the socket and makes one read-only request. */
+int inj_link_warm(char *err, size_t errlen);
 /* Brings the link back to `want` and appends an action sentence; idempotent. */
 int inj_link_restore(struct inj_fault *f, bool want);
 /* 0 when the link's IFF_UP equals want, else -EIO with a sentence. */

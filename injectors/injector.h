@@ -164,6 +164,13 @@ struct injector {
 	json_t *(*snapshot)(const struct inj_fault *f);
 	int (*restore)(struct inj_fault *f, const json_t *snapshot);
 	void (*cleanup)(struct inj_fault *f);
+	/*
+	 * Optional: the process's one-time work of a first inject (a socket, a library's first
+	 * request), done when the agent starts, so that the inject a drill times does not pay for
+	 * it. Reads only; touches nothing on the system. Injectors may share one (idempotent).
+	 * 0, or -errno with a sentence in err: the agent logs it and goes on.
+	 */
+	int (*warm)(char *err, size_t errlen);
 };
 
 #define INJECTOR(name) extern const struct injector inj_##name;
@@ -173,6 +180,9 @@ struct injector {
 /* NULL-terminated list in injectors.def order. */
 extern const struct injector *const injectors[];
 const struct injector *injector_find(const char *name);
+
+/* Runs every injector's warm(); each failure is logged (warning), none is fatal. */
+void injectors_warm(void);
 
 /* "link_down, port_flap, ... or qp_error": every injector, for "use ..." sentences. */
 const char *injector_names(void);

@@ -109,4 +109,5 @@ const struct injector inj_link_down = {
     .snapshot = link_down_snapshot,
     .restore = link_down_restore,
     .cleanup = link_down_cleanup,
+    .warm = inj_link_warm,
 };

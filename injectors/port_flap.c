@@ -285,4 +285,5 @@ const struct injector inj_port_flap = {
     .snapshot = port_flap_snapshot,
     .restore = port_flap_restore,
     .cleanup = port_flap_cleanup,
+    .warm = inj_link_warm,
 };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "injectors/injector.h"
 
 const struct injector *const injectors[] = {
@@ -22,6 +23,19 @@ const struct injector *injector_find(const char *name)
 		if (!strcmp((*i)->name, name))
 			return *i;
 	return NULL;
+}
+
+void injectors_warm(void)
+{
+	const struct injector *const *i;
+	char err[256];
+
+	for (i = injectors; *i; i++) {
+		err[0] = '\0';
+		if ((*i)->warm && (*i)->warm(err, sizeof(err)))
+			rc_warn("%s: warm-up failed (its first inject pays for it): %s", (*i)->name,
+				err);
+	}
 }
 
 const char *injector_names(void)
