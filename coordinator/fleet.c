@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* Connections to the node agents: fan-out requests, event intake, clock alignment. */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/units.h"
@@ -38,6 +39,8 @@ void fleet_free(struct fleet *fl)
 		json_decref(a->inventory);
 		json_decref(a->pending_resp);
 	}
+	if (fl->ep_ready)
+		close(fl->epfd);
 	free(fl->agents);
 	json_decref(fl->events);
 	memset(fl, 0, sizeof(*fl));
@@ -202,61 +205,89 @@ static int fleet_frame(struct rc_conn *c, uint16_t type, json_t *msg, void *arg)
 	return 0;
 }
 
-static void fleet_drop(struct fl_agent *a, int why)
+/*
+ * Puts a's connection in the epoll set as it is now: in with POLLIN, and POLLOUT while output
+ * waits, or out when not connected. Only changes cost a system call. Must run before its fd is
+ * closed (fleet_drop): a closed fd's number may come back for another agent's connection.
+ */
+static void fleet_ep_sync(struct fleet *fl, struct fl_agent *a)
+{
+	struct epoll_event ev = {.data.ptr = a};
+	int fd = a->connected ? rc_conn_fd(&a->conn) : -1;
+
+	if (a->ep_on && a->ep_fd != fd) {
+		epoll_ctl(fl->epfd, EPOLL_CTL_DEL, a->ep_fd, NULL);
+		a->ep_on = false;
+	}
+	if (fd < 0 || !fl->ep_ready)
+		return;
+	ev.events = EPOLLIN | (rc_conn_want_write(&a->conn) ? EPOLLOUT : 0);
+	if (a->ep_on && a->ep_events == ev.events)
+		return;
+	if (!epoll_ctl(fl->epfd, a->ep_on ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev)) {
+		a->ep_on = true;
+		a->ep_fd = fd;
+		a->ep_events = ev.events;
+	} else {
+		rc_warn("%s: epoll_ctl: %s", a->name, strerror(errno));
+	}
+}
+
+static void fleet_drop(struct fleet *fl, struct fl_agent *a, int why)
 {
 	rc_err("%s: connection to the agent at %s lost: %s", a->name, a->addr,
 	       a->conn.t && a->conn.t->error[0] ? a->conn.t->error : strerror(-why));
-	rc_conn_close(&a->conn);
 	a->connected = false;
+	fleet_ep_sync(fl, a);
+	rc_conn_close(&a->conn);
 	a->dropped_ns = rc_now_ns();
 }
 
-/* One poll round over every connected agent. */
+/* Events taken from epoll at once; more wait for the next call (level-triggered). */
+#define FLEET_EP_BATCH 256
+
+/*
+ * One round over every connected agent with something to do. The set is brought up to date
+ * first, a pass over the agents in memory: a send anywhere may have left output waiting.
+ */
 int fleet_pump(struct fleet *fl, int timeout_ms)
 {
-	struct pollfd *pfd = calloc(fl->nr_agents ? fl->nr_agents : 1, sizeof(*pfd));
+	struct epoll_event ev[FLEET_EP_BATCH];
 	unsigned int i;
-	int ret;
+	int n, k;
 
-	if (!pfd)
-		return -ENOMEM;
-	for (i = 0; i < fl->nr_agents; i++) {
-		struct fl_agent *a = &fl->agents[i];
-
-		pfd[i].fd = a->connected ? rc_conn_fd(&a->conn) : -1;
-		pfd[i].events = POLLIN;
-		if (a->connected && rc_conn_want_write(&a->conn))
-			pfd[i].events |= POLLOUT;
+	if (!fl->ep_ready) {
+		fl->epfd = epoll_create1(EPOLL_CLOEXEC);
+		if (fl->epfd < 0)
+			return -errno;
+		fl->ep_ready = true;
 	}
-	ret = poll(pfd, fl->nr_agents, timeout_ms);
-	if (ret < 0) {
-		ret = errno == EINTR ? 0 : -errno;
-		goto out;
-	}
-	for (i = 0; i < fl->nr_agents && ret > 0; i++) {
-		struct fl_agent *a = &fl->agents[i];
+	for (i = 0; i < fl->nr_agents; i++)
+		fleet_ep_sync(fl, &fl->agents[i]);
+	n = epoll_wait(fl->epfd, ev, FLEET_EP_BATCH, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (k = 0; k < n; k++) {
+		struct fl_agent *a = ev[k].data.ptr;
 		int r;
 
-		if (!pfd[i].revents || !a->connected)
+		if (!a->connected)
 			continue;
 		a->conn.user = a;
-		if (pfd[i].revents & POLLOUT) {
+		if (ev[k].events & EPOLLOUT) {
 			r = rc_conn_flush(&a->conn);
 			if (r) {
-				fleet_drop(a, r);
+				fleet_drop(fl, a, r);
 				continue;
 			}
 		}
-		if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+		if (ev[k].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
 			r = rc_conn_read(&a->conn, fleet_frame, fl);
 			if (r < 0)
-				fleet_drop(a, r);
+				fleet_drop(fl, a, r);
 		}
 	}
-	ret = 0;
-out:
-	free(pfd);
-	return ret;
+	return 0;
 }
 
 int fleet_call_many(struct fleet *fl, const bool *who, json_t *req, int timeout_ms,
@@ -288,7 +319,7 @@ int fleet_call_many(struct fleet *fl, const bool *who, json_t *req, int timeout_
 		if (r) {
 			snprintf(errs[i], sizeof(errs[i]), "%s: %s: send: %s", a->name, op,
 				 strerror(-r));
-			fleet_drop(a, r);
+			fleet_drop(fl, a, r);
 			first = first ? first : r;
 			continue;
 		}

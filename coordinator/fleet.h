@@ -2,8 +2,9 @@
 /*
  * The coordinator's side of the agents: one connection per node, requests
  * fanned out to many agents at once, and the merged event stream on the
- * coordinator's clock. One poll() loop serves every connection, so a slow
- * agent delays nobody; a request to N agents costs one round trip, not N.
+ * coordinator's clock. One epoll loop serves every connection, so a slow
+ * agent delays nobody; a request to N agents costs one round trip, not N,
+ * and a wake-up costs what is ready, not N.
  */
 #ifndef RC_FLEET_H
 #define RC_FLEET_H
@@ -29,6 +30,10 @@ struct fl_agent {
 	json_t *pending_resp;
 	uint64_t resp_ns;    /* when the last answer arrived, for clock samples */
 	uint64_t dropped_ns; /* when its connection was lost (0: never): its events stop there */
+	/* Its connection's place in the fleet's epoll set: fd and events, when ep_on. */
+	bool ep_on;
+	int ep_fd;
+	uint32_t ep_events;
 };
 
 /* Called for each event after it is put on the coordinator clock. */
@@ -42,6 +47,8 @@ struct fleet {
 	fl_event_cb on_event;
 	void *arg;
 	json_int_t next_id;
+	int epfd; /* every connected agent's fd, when ep_ready (made by the first fleet_pump) */
+	bool ep_ready;
 };
 
 int fleet_init(struct fleet *fl, unsigned int nr);
