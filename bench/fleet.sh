@@ -204,11 +204,15 @@ jq -rs '
 	  "\(f(.revert.in_effect.p50_ms))/\(f(.revert.in_effect.p99_ms))/\(f(.revert.in_effect.max_ms))",
 	  f(.leases.coordinator_cpu_pct), .leases.missed, f(.coordinator_rss_kib / 1024),
 	  f(.agent_idle.cpu_pct_max),
-	  "\(f(.agent_idle.rss_kib_p50 / 1024))/\(f(.agent_idle.rss_kib_max / 1024)), \(f(.agent_idle.private_kib_max / 1024))"] | @tsv),
+	  "\(f(.agent_idle.rss_kib_p50 / 1024))/\(f(.agent_idle.rss_kib_max / 1024)), \(f(.agent_idle.private_kib_max / 1024))"] | @tsv)
+	' "$OUT/results.jsonl" | column -t -s $'\t'
+# apart from the table: one long line in it would widen its first column to the line's length
+jq -rs '
+	def f(x): if x == null then "-" else (x * 100 | round / 100 | tostring) end;
 	(if length > 1 then
 		(first) as $a | (last) as $b |
 		"coordinator cost per agent, \($a.agents) -> \($b.agents) agents: lease CPU x\(f((($b.leases.coordinator_cpu_pct / $b.agents) / ($a.leases.coordinator_cpu_pct / $a.agents))))," +
 		" RSS x\(f((($b.coordinator_rss_kib / $b.agents) / ($a.coordinator_rss_kib / $a.agents))))," +
 		" connect x\(f((($b.connect_ms / $b.agents) / ($a.connect_ms / $a.agents))))"
-	else empty end)' "$OUT/results.jsonl" | column -t -s $'\t'
+	else empty end)' "$OUT/results.jsonl"
 echo "bench-fleet: results in $OUT/results.jsonl"
