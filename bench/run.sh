@@ -11,6 +11,10 @@
 # and stops it after (a freshly booted 2x1 lab was seen with rail0 ARP FAILED
 # on both nodes). Last, on the same lab, bench/inject.sh: the injection latency
 # against a bare ip link set, as a ratio.
+#
+# BENCH_RAIL_MTU=9000 runs both on rail 0 at that MTU (rxe's active MTU follows: 4096 from 4200
+# up, the jumbo frames RoCE fabrics run) instead of the lab's 1500 (rxe's 1024); it is put back
+# after.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 70
 lab=lab/lab.sh
@@ -25,7 +29,27 @@ if ! bash $lab status >/dev/null 2>&1; then
 	bash $lab up --nodes 2 --rails 2 || exit 1
 	started=1
 fi
-trap '[ "$started" = 1 ] && bash $lab down' EXIT
+mtu=${BENCH_RAIL_MTU:-}
+mtu_was=()
+rail_mtu_restore() {
+	local i=0 n
+	for n in node-a node-b; do
+		[ -n "${mtu_was[$i]:-}" ] && bash $lab exec "$n" -- ip link set rail0 mtu "${mtu_was[$i]}"
+		i=$((i + 1))
+	done
+}
+trap 'rail_mtu_restore; [ "$started" = 1 ] && bash $lab down' EXIT
+if [ -n "$mtu" ]; then
+	for n in node-a node-b; do
+		mtu_was+=("$(bash $lab exec "$n" -- cat /sys/class/net/rail0/mtu)")
+		bash $lab exec "$n" -- ip link set rail0 mtu "$mtu" || {
+			echo "bench: $n: cannot set rail0's MTU to $mtu" >&2
+			exit 1
+		}
+	done
+	echo "bench: rail0 MTU $mtu on both nodes (was ${mtu_was[*]}); rxe's active MTU: $(bash $lab exec node-a -- \
+		ibv_devinfo -d rxe_rail0 | awk '/active_mtu/ {print $2}')"
+fi
 
 run_bg() { # node cmd...: start in the guest, detached, output into its share
 	local node=$1 out=$2
@@ -34,8 +58,8 @@ run_bg() { # node cmd...: start in the guest, detached, output into its share
 }
 
 # Each guest's share of a client run its one vCPU sat idle (idle + iowait in /proc/stat): a
-# guest never idle is bound by its own CPU; one that idles waits on something else (the host,
-# whose two cores run both QEMUs, is a guess not yet checked). cpu_snap FILE, then idle_pct
+# guest never idle is bound by its own CPU; one that idles waits on something else (not the host
+# either, when checked by hand: the README). cpu_snap FILE, then idle_pct
 # BEFORE AFTER: "a%/b%".
 cpu_snap() {
 	{
@@ -101,7 +125,7 @@ ours_round() { # [ENV=VALUE...]: the client's environment (the shim)
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, rail0 node-a -> node-b, $rounds round(s)"
+echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, rail0 node-a -> node-b${mtu:+ at MTU $mtu}, $rounds round(s)"
 ratios=() peers=() ours=() shims=() shim_ratios=()
 shim_env=(LD_PRELOAD="$PWD/build/librdmachaos-verbs.so" RDMACHAOS_SHIM_SOCK=/run/rdmachaos-bench-shim.sock)
 [ -f build/librdmachaos-verbs.so ] || { echo "bench: build/librdmachaos-verbs.so is missing (make)" >&2; exit 1; }

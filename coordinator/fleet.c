@@ -206,9 +206,10 @@ static int fleet_frame(struct rc_conn *c, uint16_t type, json_t *msg, void *arg)
 }
 
 /*
- * Puts a's connection in the epoll set as it is now: in with POLLIN, and POLLOUT while output
+ * Puts a's connection in the epoll set as it is now: in with EPOLLIN, and EPOLLOUT while output
  * waits, or out when not connected. Only changes cost a system call. Must run before its fd is
- * closed (fleet_drop): a closed fd's number may come back for another agent's connection.
+ * closed (fleet_drop): a closed fd's number may come back for another agent's connection. A
+ * failed epoll_ctl is said and tried again at the next pump; the agent's calls time out meanwhile.
  */
 static void fleet_ep_sync(struct fleet *fl, struct fl_agent *a)
 {
