@@ -190,8 +190,8 @@ for n in "${sizes[@]}"; do
 done
 
 # The table, and the coordinator's cost per agent from the smallest fleet to the largest.
-jq -rs '
-	def f(x): if x == null then "-" else (x * 100 | round / 100 | tostring) end;
+jq_f='def f(x): if x == null then "-" else (x * 100 | round / 100 | tostring) end;'
+jq -rs "$jq_f"'
 	(["agents", "connect/agent ms", "align worst ms", "no-op p50/p99 ms", "inject p50/p99/max ms",
 	  "peer downs p50/p99 ms", "inject p99 / peer p99",
 	  "revert p50/p99/max ms", "lease CPU %", "missed", "coord RSS MiB", "agent idle CPU % max",
@@ -207,8 +207,7 @@ jq -rs '
 	  "\(f(.agent_idle.rss_kib_p50 / 1024))/\(f(.agent_idle.rss_kib_max / 1024)), \(f(.agent_idle.private_kib_max / 1024))"] | @tsv)
 	' "$OUT/results.jsonl" | column -t -s $'\t'
 # apart from the table: one long line in it would widen its first column to the line's length
-jq -rs '
-	def f(x): if x == null then "-" else (x * 100 | round / 100 | tostring) end;
+jq -rs "$jq_f"'
 	(if length > 1 then
 		(first) as $a | (last) as $b |
 		"coordinator cost per agent, \($a.agents) -> \($b.agents) agents: lease CPU x\(f((($b.leases.coordinator_cpu_pct / $b.agents) / ($a.leases.coordinator_cpu_pct / $a.agents))))," +

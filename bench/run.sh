@@ -12,9 +12,9 @@
 # on both nodes). Last, on the same lab, bench/inject.sh: the injection latency
 # against a bare ip link set, as a ratio.
 #
-# BENCH_RAIL_MTU=9000 runs both on rail 0 at that MTU (rxe's active MTU follows: 4096 from 4200
-# up, the jumbo frames RoCE fabrics run) instead of the lab's 1500 (rxe's 1024); it is put back
-# after.
+# BENCH_RAIL_MTU=9000 runs both on rail 0 at that MTU (rxe's active MTU follows: 4096 at 9000,
+# as ibv_devinfo shows; the jumbo frames RoCE fabrics run) instead of the lab's 1500 (rxe's
+# 1024); it is put back after.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 70
 lab=lab/lab.sh

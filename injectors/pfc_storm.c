@@ -30,6 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "common/netif.h"
 #include "common/units.h"
 #include "injectors/inj_util.h"
 #include "injectors/pfc_frame.h"
@@ -249,7 +250,7 @@ static int pfc_storm_prepare(struct inj_fault *f)
 		goto err;
 	}
 	memcpy(priv->mac, ifr.ifr_hwaddr.sa_data, sizeof(priv->mac));
-	sll.sll_ifindex = f->target.ifindex > 0 ? f->target.ifindex : (int)if_nametoindex(dev);
+	sll.sll_ifindex = f->target.ifindex > 0 ? f->target.ifindex : (int)rc_if_nametoindex(dev);
 	if (bind(priv->fd, (struct sockaddr *)&sll, sizeof(sll))) {
 		ret = -errno;
 		inj_fail(f, ret, "pfc_storm: %s: binding the AF_PACKET socket: %s", dev,

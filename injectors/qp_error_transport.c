@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/netif.h"
 #include "common/units.h"
 #include "injectors/inj_util.h"
 #include "injectors/qp_error.h"
@@ -125,7 +126,7 @@ static int qpe_transport_prepare(struct inj_fault *f)
 		    "or device; or a workload with its rail)");
 	snprintf(priv->netdev, sizeof(priv->netdev), "%s", f->target.netdev);
 	priv->ifindex =
-	    f->target.ifindex > 0 ? f->target.ifindex : (int)if_nametoindex(f->target.netdev);
+	    f->target.ifindex > 0 ? f->target.ifindex : (int)rc_if_nametoindex(f->target.netdev);
 	if (priv->ifindex <= 0)
 		return inj_fail(f, -ENODEV, "qp_error: %s: no such network interface on this node",
 				priv->netdev);
