@@ -15,8 +15,8 @@
  * least idx(seq) + slots - W + 1 - Q >= idx(seq) + 1 messages: in order, so
  * seq itself. Hence a slot is never written while it is being checked. If the
  * server lags more than Q messages the client meets RNR NAKs (rnr_retry 7,
- * retried forever) instead of overwriting. op=send needs no such argument: a
- * receive buffer is only re-posted after it was checked.
+ * retried forever, each after WS_MIN_RNR_TIMER) instead of overwriting. op=send needs no such
+ * argument: a receive buffer is only re-posted after it was checked.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -413,13 +413,46 @@ static void ws_srv_supersede(struct ws_server *s, struct ws_srv_conn *fresh)
 			ws_srv_kill(s, sc, "superseded by a new connection from the same peer");
 }
 
+/*
+ * The RNR NAK timer the client waits out when this server is behind (no receive
+ * posted): rdma_cm leaves the QP's min_rnr_timer at 0, which encodes the longest,
+ * 655.36 ms. Small messages outrun the server's re-posting routinely, and each
+ * NAK then stalled the stream for about half a second: a pause made by the
+ * instrument, not the fabric (on the lab, 4 KiB writes ran at a quarter of
+ * ib_write_bw's rate). 12 is 0.64 ms, perftest's value. Set once the QP is in
+ * RTS (RTS -> RTS may change it); -1 when it could not be read back.
+ */
+#define WS_MIN_RNR_TIMER 12
+
+static int ws_srv_set_rnr_timer(struct ws_server *s, struct ws_srv_conn *sc)
+{
+	struct ibv_qp *qp = sc->c.id->qp;
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr qa;
+	int ret;
+
+	memset(&qa, 0, sizeof(qa));
+	qa.min_rnr_timer = WS_MIN_RNR_TIMER;
+	ret = ibv_modify_qp(qp, &qa, IBV_QP_MIN_RNR_TIMER);
+	if (ret)
+		rc_warn("rail %d: cannot set the QP's min_rnr_timer to %d (%s): a lagging "
+			"server makes the client wait the QP's own RNR timer",
+			ws_srv_rail(s, sc->c.pos), WS_MIN_RNR_TIMER, strerror(ret));
+	if (ibv_query_qp(qp, &qa, IBV_QP_MIN_RNR_TIMER, &init))
+		return -1;
+	return qa.min_rnr_timer;
+}
+
 static void ws_srv_on_established(struct ws_server *s, struct ws_srv_conn *sc)
 {
+	int rnr = ws_srv_set_rnr_timer(s, sc);
+
 	sc->c.established = true;
 	s->connections++;
-	if (ws_out("connected", "{s:i, s:s, s:s, s:i, s:s}", "rail", ws_srv_rail(s, sc->c.pos),
+	if (ws_out("connected", "{s:i, s:s, s:s, s:i, s:s, s:i}", "rail", ws_srv_rail(s, sc->c.pos),
 		   "local", sc->c.local, "remote", sc->c.remote, "qp_num",
-		   (int)sc->c.id->qp->qp_num, "dev", ibv_get_device_name(sc->c.id->verbs->device)))
+		   (int)sc->c.id->qp->qp_num, "dev", ibv_get_device_name(sc->c.id->verbs->device),
+		   "min_rnr_timer", rnr))
 		s->out_gone = true;
 	ws_srv_supersede(s, sc);
 }

@@ -140,6 +140,10 @@ def cmd_verdict(a):
             ssum["unique"] >= csum["completed"] and ssum["max_seq"] + 1 >= csum["completed"],
             "server unique %d, client completed %d" % (ssum["unique"], csum["completed"]))
     v.check("client drained", csum["drained"] is True, "outstanding %d" % csum["outstanding"])
+    # rdma_cm's 0 would make each RNR NAK a 655 ms pause of the instrument's own making.
+    rnr = [j.get("min_rnr_timer") for j in srv if j["type"] == "connected"]
+    v.check("every server QP's min_rnr_timer is 12 (0.64 ms)", bool(rnr) and all(r == 12 for r in rnr),
+            "server connected lines: %s" % rnr)
 
     if not a.fault:
         v.check("no errors without a fault", csum["errors"] == 0 and not first(cli, "error"))
