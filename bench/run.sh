@@ -10,7 +10,8 @@
 # shim's cost when it does nothing. Uses the lab that is up, or boots a 2x2 lab
 # and stops it after (a freshly booted 2x1 lab was seen with rail0 ARP FAILED
 # on both nodes). Last, on the same lab, bench/inject.sh: the injection latency
-# against a bare ip link set, as a ratio.
+# against a bare ip link set, as a ratio. Between the two, BENCH_SMALL_ROUNDS (3) rounds of
+# the stream and ib_write_bw at BENCH_SMALL_SIZE (4096) bytes, their own ratio.
 #
 # BENCH_RAIL_MTU=9000 runs both on rail 0 at that MTU (rxe's active MTU follows: 4096 at 9000,
 # as ibv_devinfo shows; the jumbo frames RoCE fabrics run) instead of the lab's 1500 (rxe's
@@ -157,5 +158,35 @@ printf 'bench: ratio rdmachaos-stream / ib_write_bw = %.3f (median of %d rounds;
 	"$ratio" "${#ratios[@]}"
 printf 'bench: ratio shim listening / no shim = %.3f (median of %d rounds; the shim should cost nothing measurable)\n' \
 	"$(printf '%s\n' "${shim_ratios[@]}" | median)" "$rounds"
+
+# Small messages, where the stream's per-message costs show rather than the link's: a QP
+# setting once made the stream a quarter of ib_write_bw's rate at 4 KiB while 64 KiB looked
+# fine (rdma_cm's RNR NAK timer, 655 ms). BENCH_SMALL_ROUNDS rounds (0: none), no shim.
+small=${BENCH_SMALL_SIZE:-4096}
+srounds=${BENCH_SMALL_ROUNDS:-3}
+if [ "$srounds" -gt 0 ] && [ "$small" != "$size" ]; then
+	size=$small
+	echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, $srounds round(s)"
+	sratios=() speers=() sours=()
+	for ((i = 1; i <= srounds; i++)); do
+		p=$(peer_round "small-$i") || exit 1
+		o=$(ours_round) || exit 1
+		if ! awk -v b="$p" 'BEGIN {exit !(b > 0)}'; then
+			printf 'bench: %d B round %d/%d: ib_write_bw printed no bandwidth; round left out\n' \
+				"$size" "$i" "$srounds"
+			continue
+		fi
+		r=$(awk -v a="$o" -v b="$p" 'BEGIN {printf "%.3f", a / b}')
+		printf 'bench: %d B round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s\n' \
+			"$size" "$i" "$srounds" "$p" "$o" "$r"
+		sratios+=("$r") speers+=("$p") sours+=("$o")
+	done
+	if [ "${#sratios[@]}" -gt 0 ]; then
+		printf 'bench: ratio rdmachaos-stream / ib_write_bw at %d B = %.3f (median of %d rounds; medians %.2f / %.2f MiB/s)\n' \
+			"$size" "$(printf '%s\n' "${sratios[@]}" | median)" "${#sratios[@]}" \
+			"$(printf '%s\n' "${sours[@]}" | median)" "$(printf '%s\n' "${speers[@]}" | median)"
+	fi
+fi
+
 # Injection latency on the same lab: the coordinator's inject against a bare ip link set.
 bash bench/inject.sh || echo "bench: injection latency not measured (above)"
