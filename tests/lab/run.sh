@@ -203,6 +203,25 @@ keep_rdma_state() {
 	done
 }
 
+# keep_slurm_logs NAME: on a lab with Slurm, what slurmctld and each slurmd logged, in
+# NAME.slurm-NODE.txt (the logs live in the guests' /tmp and go with the lab), and the last
+# error lines of each on the CI log. (A clean-clone make test of 2026-12-04: slurm-mgmt-cut's
+# requeued job FAILED with exit code 167 after 10 s of its 20 s srun; nothing was left to say why.)
+keep_slurm_logs() {
+	local name=$1 node
+	lab status --json 2>/dev/null | jq -e '.slurm' >/dev/null 2>&1 || return 0
+	for node in $(lab status --json 2>/dev/null | jq -r '.nodes[].name'); do
+		# shellcheck disable=SC2016 # expanded in the guest
+		lab exec "$node" --timeout 30 -- 'for f in /tmp/slurm/slurmctld.log /tmp/slurm/slurmd.log; do
+				[ -f "$f" ] && { echo "== $f"; tail -n 400 "$f"; }; done' \
+			>"$out/$name.slurm-$node.txt" 2>&1
+		# the lab's start-up noise left out (no cgroup controllers, no state file yet, ...)
+		grep -iE 'error|kill|fail|timeout|WEXITSTATUS [1-9]|WTERMSIG' "$out/$name.slurm-$node.txt" |
+			grep -vE 'Controller [a-z]+ is not enabled|Domain socket directory|xcpuinfo_hwloc|MailProg|state (save )?file' |
+			tail -n 8 | sed "s/^/$node slurm: /"
+	done
+}
+
 # Debian's 6.1 rxe can stop taking rdma_cm connections on a port for good after a MAD sent
 # while that port was down (lab/README.md, "A port that takes no new connection"), and the next
 # test on that port then fails without a baseline (ci67, ci72, ci75). So each rail a drill took
@@ -335,6 +354,7 @@ drill() {
 		[ -f "$out/$name/report.md" ] && sed -n '1,80p' "$out/$name/report.md"
 		keep_consoles "$name"
 		keep_rdma_state "$name"
+		keep_slurm_logs "$name"
 		result "drill-$name" 1
 		return
 	fi
