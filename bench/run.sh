@@ -124,6 +124,9 @@ ours_round() { # [ENV=VALUE...]: the client's environment (the shim)
 	echo "$mib"
 }
 
+# ratio A B: A / B to three places, 0 when B is not positive; positive X: X > 0
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
+positive() { awk -v x="$1" 'BEGIN { exit !(x > 0) }'; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, rail0 node-a -> node-b${mtu:+ at MTU $mtu}, $rounds round(s)"
@@ -134,18 +137,18 @@ for ((i = 1; i <= rounds; i++)); do
 	p=$(peer_round "$i") || exit 1
 	o=$(ours_round) || exit 1
 	sh=$(ours_round "${shim_env[@]}") || exit 1
-	sr=$(awk -v a="$sh" -v b="$o" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')
+	sr=$(ratio "$sh" "$o")
 	printf 'bench: round %d/%d: rdmachaos-stream with the shim listening %8.2f MiB/s, ratio to without %s\n' \
 		"$i" "$rounds" "$sh" "$sr"
 	shims+=("$sh") shim_ratios+=("$sr")
 	# A round whose ib_write_bw printed no bandwidth has no peer to compare with: said, and left
 	# out (a ratio of inf would pull the median up).
-	if ! awk -v b="$p" 'BEGIN {exit !(b > 0)}'; then
+	if ! positive "$p"; then
 		printf 'bench: round %d/%d: ib_write_bw printed no bandwidth (%s MiB/s); round left out, rdmachaos-stream %8.2f MiB/s\n' \
 			"$i" "$rounds" "$p" "$o"
 		continue
 	fi
-	r=$(awk -v a="$o" -v b="$p" 'BEGIN {printf "%.3f", a / b}')
+	r=$(ratio "$o" "$p")
 	printf 'bench: round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s (vCPUs idle, node-a/node-b: %s and %s)\n' \
 		"$i" "$rounds" "$p" "$o" "$r" "$(cat build/bench-idle-peer)" "$(cat build/bench-idle-ours)"
 	ratios+=("$r") peers+=("$p") ours+=("$o")
@@ -171,12 +174,12 @@ if [ "$srounds" -gt 0 ] && [ "$small" != "$size" ]; then
 	for ((i = 1; i <= srounds; i++)); do
 		p=$(peer_round "small-$i") || exit 1
 		o=$(ours_round) || exit 1
-		if ! awk -v b="$p" 'BEGIN {exit !(b > 0)}'; then
+		if ! positive "$p"; then
 			printf 'bench: %d B round %d/%d: ib_write_bw printed no bandwidth; round left out\n' \
 				"$size" "$i" "$srounds"
 			continue
 		fi
-		r=$(awk -v a="$o" -v b="$p" 'BEGIN {printf "%.3f", a / b}')
+		r=$(ratio "$o" "$p")
 		printf 'bench: %d B round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s\n' \
 			"$size" "$i" "$srounds" "$p" "$o" "$r"
 		sratios+=("$r") speers+=("$p") sours+=("$o")
