@@ -56,7 +56,8 @@ SANOBJ   = $(patsubst %.c,$(BUILD)/san/%.o,$(1))
 
 BINS     := $(BUILD)/rdmachaos $(BUILD)/rdmachaos-agent $(BUILD)/rdmachaos-stream \
             $(BUILD)/rdmachaos-healthcheck \
-            $(BUILD)/librdmachaos-verbs.so $(BUILD)/tests/shim_selftest $(BUILD)/bench-fleet-peer
+            $(BUILD)/librdmachaos-verbs.so $(BUILD)/tests/shim_selftest $(BUILD)/bench-fleet-peer \
+            $(BUILD)/bench-integrity
 TESTS    := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 # The MPI program of the lab's job drills (scenarios/job-mpi.yaml), when Open MPI is installed
 # (make deps installs it; without it the MPI drills say so).
@@ -89,6 +90,10 @@ $(BUILD)/rdmachaos-healthcheck: $(call OBJ,healthcheck/hc_main.c $(HC_SRC) $(COM
 # make bench-fleet's peer run: the fan-out's link changes without rdmachaos (bench/fleet.sh).
 $(BUILD)/bench-fleet-peer: $(call OBJ,bench/fleet_peer.c)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# make bench's fill and check rate of the stream's messages against memcpy (bench/integrity.c).
+$(BUILD)/bench-integrity: $(call OBJ,bench/integrity.c workloads/stream_integrity.c)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 # The verbs shim a workload is preloaded with (shim/, docs in shim/shim.h):
 # position-independent, only the hooked verbs visible, libibverbs not linked

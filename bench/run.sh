@@ -11,7 +11,10 @@
 # and stops it after (a freshly booted 2x1 lab was seen with rail0 ARP FAILED
 # on both nodes). Last, on the same lab, bench/inject.sh: the injection latency
 # against a bare ip link set, as a ratio. Between the two, BENCH_SMALL_ROUNDS (3) rounds of
-# the stream and ib_write_bw at BENCH_SMALL_SIZE (4096) bytes, their own ratio.
+# the stream and ib_write_bw at BENCH_SMALL_SIZE (4096) bytes, their own ratio. First, before
+# any lab, build/bench-integrity (bench/integrity.c): how fast one core of this host fills and
+# checks the stream's messages against memcpy, natively: the instrument's own ceiling on a
+# fabric faster than the lab's.
 #
 # BENCH_RAIL_MTU=9000 runs both on rail 0 at that MTU (rxe's active MTU follows: 4096 at 9000,
 # as ibv_devinfo shows; the jumbo frames RoCE fabrics run) instead of the lab's 1500 (rxe's
@@ -24,6 +27,13 @@ depth=${BENCH_QUEUE_DEPTH:-16}
 secs=${BENCH_SECONDS:-10}
 rounds=${BENCH_ROUNDS:-5}
 srv_addr=192.0.2.2 # node-b, rail 0
+
+# Native, so before the lab: TCG's guests would measure the emulator, not the loop.
+if ! integ=$(build/bench-integrity "$size"); then
+	echo "bench: build/bench-integrity failed (above); make builds it" >&2
+	exit 1
+fi
+echo "bench: integrity on this host, one core: $integ"
 
 started=0
 if ! bash $lab status >/dev/null 2>&1; then

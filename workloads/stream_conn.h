@@ -14,7 +14,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#define WS_PROTO_VERSION 1
+/* 2: the payload checksum is the two-lane sums of stream_integrity.c (1: a serial hash). */
+#define WS_PROTO_VERSION 2
 #define WS_CM_TIMEOUT_MS 2000
 
 struct ws_conn {

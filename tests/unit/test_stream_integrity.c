@@ -39,6 +39,66 @@ static void test_roundtrip(void **state)
 	}
 }
 
+/* The checksum's definition, one word at a time, as stream_integrity.c states it. */
+static uint32_t ref_csum(const uint8_t *p, size_t len)
+{
+	uint64_t a[4] = {0}, b[4] = {0}, w, h = 0xcbf29ce484222325ULL;
+	size_t i, n = (len + 7) / 8;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		uint8_t tmp[8] = {0};
+
+		memcpy(tmp, p + 8 * i, len - 8 * i < 8 ? len - 8 * i : 8);
+		w = 0;
+		for (k = 7; k >= 0; k--)
+			w = (w << 8) | tmp[k];
+		a[i % 4] += w;
+		b[i % 4] += a[i % 4];
+	}
+	uint64_t f[9] = {a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], len};
+	for (k = 0; k < 9; k++) {
+		h ^= f[k];
+		h = ((h << 29) | (h >> 35)) * 0x100000001b3ULL;
+	}
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static void test_checksum_matches_its_definition(void **state)
+{
+	uint8_t buf[300];
+	size_t len, i;
+
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(i * 131 + 7);
+	for (len = 0; len <= sizeof(buf); len++)
+		assert_int_equal(ws_csum(buf, len), ref_csum(buf, len));
+}
+
+static void test_swapped_words_fail_the_checksum(void **state)
+{
+	/* Same words, other order: a plain sum would pass it; the weighted one does not. */
+	static const size_t pairs[][2] = {{0, 2}, {0, 1}, {5, 9}, {100, 508}};
+	uint8_t *m = mk(4096 + WS_HDR_LEN, 77), t[8];
+	struct ws_hdr h;
+	size_t i, x, y;
+
+	for (i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		x = WS_HDR_LEN + 8 * pairs[i][0];
+		y = WS_HDR_LEN + 8 * pairs[i][1];
+		memcpy(t, m + x, 8);
+		memcpy(m + x, m + y, 8);
+		memcpy(m + y, t, 8);
+		assert_int_equal(ws_msg_check(m, 4096 + WS_HDR_LEN, 4096 + WS_HDR_LEN, &h),
+				 WS_MSG_BAD_CSUM);
+		memcpy(m + y, m + x, 8);
+		memcpy(m + x, t, 8);
+		assert_int_equal(ws_msg_check(m, 4096 + WS_HDR_LEN, 4096 + WS_HDR_LEN, &h),
+				 WS_MSG_OK);
+	}
+	free(m);
+}
+
 static void test_timestamp_rewrite_keeps_checksum(void **state)
 {
 	uint8_t *m = mk(4096, 7);
@@ -205,6 +265,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_roundtrip),
+	    cmocka_unit_test(test_checksum_matches_its_definition),
+	    cmocka_unit_test(test_swapped_words_fail_the_checksum),
 	    cmocka_unit_test(test_timestamp_rewrite_keeps_checksum),
 	    cmocka_unit_test(test_every_payload_byte_flip_detected),
 	    cmocka_unit_test(test_header_corruption),
