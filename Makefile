@@ -168,6 +168,7 @@ FUZZ_LIB_proto     := $(COMMON_SRC)
 FUZZ_LIB_agent_req := $(COMMON_SRC) $(AGENT_SRC)
 FUZZ_LIB_journal   := $(COMMON_SRC) $(AGENT_SRC)
 FUZZ_LIB_alerts    := $(COMMON_SRC) $(COORD_SRC)
+FUZZ_LIB_stream_msg := workloads/stream_integrity.c
 
 # clang, unlike gcc, warns about the {NULL} that ends a table.
 $(BUILD)/fuzz/obj/%.o: %.c $(wildcard */*.h) injectors/injectors.def
