@@ -164,7 +164,9 @@ log "rails up at $(uptime_s) s"
 # --- sshd, for the launchers of jobs (lab/lab.sh ensure_ssh): the lab's keys into /run, 0600
 start_sshd() {
 	[ -n "${SSHD:-}" ] && [ -d "$SHARE/ssh" ] || return 0
+	# shellcheck disable=SC2174 # the mode is for the last directory only
 	mkdir -p -m 755 /run/sshd
+	# shellcheck disable=SC2174
 	mkdir -p -m 700 /run/rdmachaos/ssh
 	cp "$SHARE"/ssh/* /run/rdmachaos/ssh/ && chmod 600 /run/rdmachaos/ssh/*
 	# sshd wants its privilege separation user, which a host without openssh-server lacks

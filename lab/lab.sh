@@ -566,6 +566,7 @@ ensure_ssh() { # N R
 		return 0
 	fi
 	rm -rf "$RUN/ssh"
+	# shellcheck disable=SC2174 # the mode is for the last directory only
 	mkdir -p -m 700 "$RUN/ssh"
 	ssh-keygen -q -t ed25519 -N "" -C rdmachaos-lab-host -f "$RUN/ssh/host_key" </dev/null
 	ssh-keygen -q -t ed25519 -N "" -C rdmachaos-lab -f "$RUN/ssh/id_ed25519" </dev/null
@@ -624,6 +625,7 @@ EOF
 # slurmctld; every node runs slurmd. Traffic between them takes the management network.
 write_slurm_conf() { # N R
 	local n=$1 rails=$2 i nodes=""
+	# shellcheck disable=SC2174 # the mode is for the last directory only
 	mkdir -p -m 700 "$RUN/slurm"
 	head -c 1024 /dev/urandom >"$RUN/slurm/munge.key"
 	chmod 400 "$RUN/slurm/munge.key"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# shellcheck shell=bash disable=SC2154 # suite, tmp, call_cmd and addr come from the sourcing script
 # What the agent's host tests share (sourced): their counts and PASS/FAIL/SKIP lines, the network
 # namespace they run the agent in, and its cleanup.
 #

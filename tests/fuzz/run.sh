@@ -13,8 +13,10 @@ set -u
 secs=$1 build=$2
 shift 2
 src=$(cd "$(dirname "$0")" && pwd)
-[ -n "${ASAN_SYMBOLIZER_PATH:-}" ] || ! command -v llvm-symbolizer >/dev/null ||
-	export ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer)
+if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && command -v llvm-symbolizer >/dev/null; then
+	ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer)
+	export ASAN_SYMBOLIZER_PATH
+fi
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # -timeout: one input taking 10 s is a hang; -rss_limit_mb: the machine is shared.
@@ -65,8 +67,8 @@ fuzz_one() {
 			"$(find "$work/corpus" -type f | wc -l) corpus inputs"
 	else
 		cp "$work/fuzz.log" "$art/fuzz.log"
-		echo "FAIL fuzz_$name (exit $rc): $(ls "$art" | grep -v '^fuzz.log$' | head -n 3 |
-			sed "s|^|$art/|" | tr '\n' ' ')"
+		echo "FAIL fuzz_$name (exit $rc): $(find "$art" -maxdepth 1 -type f ! -name fuzz.log |
+			sort | head -n 3 | tr '\n' ' ')"
 		report "$work/fuzz.log"
 	fi
 	echo "= ${n:-0} $((rc != 0)) ${#files[@]}"

@@ -13,7 +13,7 @@
 #   4. connect with no certificate, another CA, an expired certificate: refused.
 # Exit 0 when all passed, 1 otherwise.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 70
 top=$PWD
 lab="bash lab/lab.sh"
 labdir=${RDMACHAOS_LAB_DIR:-$top/build/lab} # the lab that is up (lab/lab.sh honours the same)

@@ -34,7 +34,7 @@
 # loudly. Results go to build/test-runs/PARTS; the closing line is
 # "integration PARTS: N passed, M failed, K skipped (R retried, W lab renewal(s))".
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 70
 top=$PWD
 parts=("$@")
 [ "${#parts[@]}" -gt 0 ] || parts=(functional drills jobs trials fault-tolerance drills-3node)
