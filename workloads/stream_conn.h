@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* 2: the payload checksum is the two-lane sums of stream_integrity.c (1: a serial hash). */
+/* 2: the payload checksum is the four-lane sums of stream_integrity.c (1: a serial hash). */
 #define WS_PROTO_VERSION 2
 #define WS_CM_TIMEOUT_MS 2000
 

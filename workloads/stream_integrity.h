@@ -42,7 +42,7 @@ enum ws_verdict {
 	WS_MSG_BAD_PATTERN,
 };
 
-/* 32-bit digest: two-lane Fletcher-style sums over 64-bit little-endian words, folded. */
+/* 32-bit digest: four-lane Fletcher-style sums over 64-bit little-endian words, folded. */
 uint32_t ws_csum(const void *buf, size_t len);
 /* The payload's 64-bit word i of message seq (little-endian on the wire). */
 uint64_t ws_pattern_word(uint64_t seq, uint64_t i);
