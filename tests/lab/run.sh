@@ -56,7 +56,7 @@ part=$(
 out=$top/build/test-runs/$part
 rm -rf "$out"
 mkdir -p "$out"
-pass=0 fail=0 skip=0 retried=0 renewed=0
+pass=0 fail=0 skip=0 retried=0 renewed=0 rebooted=0
 DRILL_ARGS=()             # extra arguments of the next drill()s
 LAB_NODES=2 LAB_FLAGS=() # the lab a drill's retry boots
 lab() { bash lab/lab.sh "$@"; }
@@ -76,7 +76,8 @@ finish() {
 	done
 	[ "$retried" -gt 0 ] && echo "note: $retried drill(s) retried after a Soft-RoCE QP hang (see above)"
 	[ "$renewed" -gt 0 ] && echo "note: the lab was renewed $renewed time(s) after a port's QP1 lost its receive side (see above)"
-	echo "integration $part: $pass passed, $fail failed, $skip skipped ($retried retried, $renewed lab renewal(s))"
+	[ "$rebooted" -gt 0 ] && echo "note: a lab that did not come up was booted again $rebooted time(s) (see above)"
+	echo "integration $part: $pass passed, $fail failed, $skip skipped ($retried retried, $((renewed + rebooted)) lab renewal(s))"
 	[ "$fail" -eq 0 ]
 	exit
 }
@@ -108,7 +109,14 @@ relab() { # [NODES] [lab up flags...]
 	shift || true
 	lab status >/dev/null 2>&1 && lab down >/dev/null
 	echo "$(ts) == booting a fresh lab ($nodes nodes x 2 rails${*:+, $*})"
-	timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 "$@" || { result lab-up 1; return 1; }
+	if ! timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 "$@"; then
+		# A guest that dies while booting is the machine's failure, not a test's (lab up keeps
+		# its console in failed-run/, printed above): once more, and only that one counts.
+		echo "$(ts) == the lab did not come up (above): booting it once more"
+		rebooted=$((rebooted + 1))
+		lab down >/dev/null 2>&1
+		timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 "$@" || { result lab-up 1; return 1; }
+	fi
 	started=1
 	echo "$(ts) == lab up in $((SECONDS - t0)) s"
 }
