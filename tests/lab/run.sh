@@ -31,7 +31,8 @@
 # Soft-RoCE hang (a QP WATCHDOG, a workload stuck at stop) is retried once on a
 # fresh lab, loudly. Each rail a drill took down is tried with `lab check` before the
 # next test, and a lab where one takes no rdma_cm connection any more is renewed first,
-# loudly. Results go to build/test-runs/PARTS; the closing line is
+# loudly; a lab that does not come up is booted once more (also counted in W). Results go to
+# build/test-runs/PARTS; the closing line is
 # "integration PARTS: N passed, M failed, K skipped (R retried, W lab renewal(s))".
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 70
