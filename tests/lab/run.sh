@@ -106,18 +106,19 @@ trap cleanup EXIT
 # Boots a fresh lab (NODES, default 2, x 2 rails, extra lab up flags after),
 # replacing the one that is up.
 relab() { # [NODES] [lab up flags...]
-	local nodes=${1:-2} t0=$SECONDS
+	local nodes=${1:-2} t0=$SECONDS try
 	shift || true
 	lab status >/dev/null 2>&1 && lab down >/dev/null
 	echo "$(ts) == booting a fresh lab ($nodes nodes x 2 rails${*:+, $*})"
-	if ! timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 "$@"; then
-		# A guest that dies while booting is the machine's failure, not a test's (lab up keeps
-		# its console in failed-run/, printed above): once more, and only that one counts.
+	# A guest that dies while booting is the machine's failure, not a test's (lab up prints its
+	# console): a second boot, and only that one counts.
+	for try in 1 2; do
+		timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 "$@" && break
+		[ "$try" = 2 ] && { result lab-up 1; return 1; }
 		echo "$(ts) == the lab did not come up (above): booting it once more"
 		rebooted=$((rebooted + 1))
 		lab down >/dev/null 2>&1
-		timeout 300 bash lab/lab.sh up --nodes "$nodes" --rails 2 "$@" || { result lab-up 1; return 1; }
-	fi
+	done
 	started=1
 	echo "$(ts) == lab up in $((SECONDS - t0)) s"
 }
@@ -217,9 +218,9 @@ keep_rdma_state() {
 # error lines of each on the CI log. (A clean-clone make test of 2026-12-04: slurm-mgmt-cut's
 # requeued job FAILED with exit code 167 after 10 s of its 20 s srun; nothing was left to say why.)
 keep_slurm_logs() {
-	local name=$1 node
-	lab status --json 2>/dev/null | jq -e '.slurm' >/dev/null 2>&1 || return 0
-	for node in $(lab status --json 2>/dev/null | jq -r '.nodes[].name'); do
+	local name=$1 node nodes
+	nodes=$(lab status --json 2>/dev/null | jq -r 'select(.slurm) | .nodes[].name' 2>/dev/null)
+	for node in $nodes; do
 		# shellcheck disable=SC2016 # expanded in the guest
 		lab exec "$node" --timeout 30 -- 'for f in /tmp/slurm/slurmctld.log /tmp/slurm/slurmd.log; do
 				[ -f "$f" ] && { echo "== $f"; tail -n 400 "$f"; }; done' \
