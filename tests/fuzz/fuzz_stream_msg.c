@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/unit/stream_msg_ref.h"
 #include "workloads/stream_integrity.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -22,37 +23,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FZ_MAX_MSG (1u << 16)
 /* The stream's smallest --msg-size: without payload a flipped seq bit would go unseen. */
 #define FZ_MIN_MSG 64u
-
-static uint64_t le(const uint8_t *p, size_t n)
-{
-	uint64_t w = 0;
-
-	while (n--)
-		w = w << 8 | p[n];
-	return w;
-}
-
-/* The checksum as stream_integrity.c defines it: lanes i % 4, a += w, b += a, then folded. */
-static uint32_t ref_csum(const uint8_t *p, size_t len)
-{
-	uint64_t a[4] = {0}, b[4] = {0}, h = 0xcbf29ce484222325ULL, f[9];
-	size_t i, k;
-
-	for (i = 0; 8 * i < len; i++) {
-		a[i % 4] += le(p + 8 * i, len - 8 * i < 8 ? len - 8 * i : 8);
-		b[i % 4] += a[i % 4];
-	}
-	for (k = 0; k < 4; k++) {
-		f[k] = a[k];
-		f[4 + k] = b[k];
-	}
-	f[8] = len;
-	for (k = 0; k < 9; k++) {
-		h ^= f[k];
-		h = ((h << 29) | (h >> 35)) * 0x100000001b3ULL;
-	}
-	return (uint32_t)(h ^ (h >> 32));
-}
 
 static enum ws_verdict ref_check(const uint8_t *m, size_t got, size_t msg_size)
 {
@@ -63,25 +33,25 @@ static enum ws_verdict ref_check(const uint8_t *m, size_t got, size_t msg_size)
 
 	if (got < WS_HDR_LEN)
 		return WS_MSG_BAD_LEN;
-	if (le(m, 4) != WS_MSG_MAGIC)
+	if (ref_le(m, 4) != WS_MSG_MAGIC)
 		return WS_MSG_BAD_MAGIC;
-	flags = (uint32_t)le(m + 4, 4);
-	seq = le(m + 8, 8);
-	len = (uint32_t)le(m + 16, 4);
+	flags = (uint32_t)ref_le(m + 4, 4);
+	seq = ref_le(m + 8, 8);
+	len = (uint32_t)ref_le(m + 16, 4);
 	if (flags & WS_FLAG_HEARTBEAT)
-		return len || got != WS_HDR_LEN || le(m + 20, 4) != ref_csum(NULL, 0)
+		return len || got != WS_HDR_LEN || ref_le(m + 20, 4) != ref_csum(NULL, 0)
 			   ? WS_MSG_BAD_LEN
 			   : WS_MSG_HEARTBEAT;
 	if (flags || got != msg_size || msg_size < WS_HDR_LEN || len != msg_size - WS_HDR_LEN)
 		return WS_MSG_BAD_LEN;
-	if (ref_csum(m + WS_HDR_LEN, len) != le(m + 20, 4))
+	if (ref_csum(m + WS_HDR_LEN, len) != ref_le(m + 20, 4))
 		return WS_MSG_BAD_CSUM;
 	for (i = 0; 8 * i < len; i++) {
 		n = len - 8 * i < 8 ? len - 8 * i : 8;
 		want = ws_pattern_word(seq, i);
 		if (n < 8)
 			want &= (1ULL << (8 * n)) - 1;
-		ok &= le(m + WS_HDR_LEN + 8 * i, n) == want;
+		ok &= ref_le(m + WS_HDR_LEN + 8 * i, n) == want;
 	}
 	return ok ? WS_MSG_OK : WS_MSG_BAD_PATTERN;
 }
@@ -113,7 +83,7 @@ static void received(const uint8_t *data, size_t size)
 	if (!m)
 		abort();
 	if ((data[0] & 4) && got >= WS_HDR_LEN) {
-		ws_msg_fill(m, got, le(data + 2, 8), 0);
+		ws_msg_fill(m, got, ref_le(data + 2, 8), 0);
 		for (i = 0; i < got; i++)
 			m[i] ^= i < 8 ? 0 : data[2 + i];
 	} else {
@@ -123,7 +93,7 @@ static void received(const uint8_t *data, size_t size)
 	r = ref_check(m, got, msg_size);
 	if (v != r)
 		abort();
-	if ((v == WS_MSG_OK || v == WS_MSG_HEARTBEAT) && h.seq != le(m + 8, 8))
+	if ((v == WS_MSG_OK || v == WS_MSG_HEARTBEAT) && h.seq != ref_le(m + 8, 8))
 		abort();
 	free(m);
 }
@@ -131,8 +101,8 @@ static void received(const uint8_t *data, size_t size)
 /* A message as the client writes it checks OK; one flipped byte of it does not. */
 static void written(const uint8_t *data, size_t size)
 {
-	size_t msg_size = FZ_MIN_MSG + (size_t)le(data, 2) % (FZ_MAX_MSG - FZ_MIN_MSG + 1), at;
-	uint64_t seq = le(data + 2, 8);
+	size_t msg_size = FZ_MIN_MSG + (size_t)ref_le(data, 2) % (FZ_MAX_MSG - FZ_MIN_MSG + 1), at;
+	uint64_t seq = ref_le(data + 2, 8);
 	struct ws_hdr h;
 	uint8_t *m = malloc(msg_size);
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <cmocka.h>
 
+#include "tests/unit/stream_msg_ref.h"
 #include "workloads/stream_integrity.h"
 
 static uint8_t *mk(size_t size, uint64_t seq)
@@ -37,31 +38,6 @@ static void test_roundtrip(void **state)
 		assert_int_equal(h.csum, ws_csum(m + WS_HDR_LEN, sizes[i] - WS_HDR_LEN));
 		free(m);
 	}
-}
-
-/* The checksum's definition, one word at a time, as stream_integrity.c states it. */
-static uint32_t ref_csum(const uint8_t *p, size_t len)
-{
-	uint64_t a[4] = {0}, b[4] = {0}, w, h = 0xcbf29ce484222325ULL;
-	size_t i, n = (len + 7) / 8;
-	int k;
-
-	for (i = 0; i < n; i++) {
-		uint8_t tmp[8] = {0};
-
-		memcpy(tmp, p + 8 * i, len - 8 * i < 8 ? len - 8 * i : 8);
-		w = 0;
-		for (k = 7; k >= 0; k--)
-			w = (w << 8) | tmp[k];
-		a[i % 4] += w;
-		b[i % 4] += a[i % 4];
-	}
-	uint64_t f[9] = {a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], len};
-	for (k = 0; k < 9; k++) {
-		h ^= f[k];
-		h = ((h << 29) | (h >> 35)) * 0x100000001b3ULL;
-	}
-	return (uint32_t)(h ^ (h >> 32));
 }
 
 static void test_checksum_matches_its_definition(void **state)
