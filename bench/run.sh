@@ -14,7 +14,8 @@
 # the stream and ib_write_bw at BENCH_SMALL_SIZE (4096) bytes, their own ratio. First, before
 # any lab, build/bench-integrity (bench/integrity.c): how fast one core of this host fills and
 # checks the stream's messages against memcpy, natively: the instrument's own ceiling on a
-# fabric faster than the lab's.
+# fabric faster than the lab's. Last, when make bench booted the lab itself, the first measure
+# again on a lab whose guests spin when idle (below, BENCH_IDLE_POLL_ROUNDS).
 #
 # BENCH_RAIL_MTU=9000 runs both on rail 0 at that MTU (rxe's active MTU follows: 4096 at 9000,
 # as ibv_devinfo shows; the jumbo frames RoCE fabrics run) instead of the lab's 1500 (rxe's
@@ -139,38 +140,48 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'
 positive() { awk -v x="$1" 'BEGIN { exit !(x > 0) }'; }
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
-echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, rail0 node-a -> node-b${mtu:+ at MTU $mtu}, $rounds round(s)"
-ratios=() peers=() ours=() shims=() shim_ratios=()
 shim_env=(LD_PRELOAD="$PWD/build/librdmachaos-verbs.so" RDMACHAOS_SHIM_SOCK=/run/rdmachaos-bench-shim.sock)
 [ -f build/librdmachaos-verbs.so ] || { echo "bench: build/librdmachaos-verbs.so is missing (make)" >&2; exit 1; }
-for ((i = 1; i <= rounds; i++)); do
-	p=$(peer_round "$i") || exit 1
-	o=$(ours_round) || exit 1
-	sh=$(ours_round "${shim_env[@]}") || exit 1
-	sr=$(ratio "$sh" "$o")
-	printf 'bench: round %d/%d: rdmachaos-stream with the shim listening %8.2f MiB/s, ratio to without %s\n' \
-		"$i" "$rounds" "$sh" "$sr"
-	shims+=("$sh") shim_ratios+=("$sr")
-	# A round whose ib_write_bw printed no bandwidth has no peer to compare with: said, and left
-	# out (a ratio of inf would pull the median up).
-	if ! positive "$p"; then
-		printf 'bench: round %d/%d: ib_write_bw printed no bandwidth (%s MiB/s); round left out, rdmachaos-stream %8.2f MiB/s\n' \
-			"$i" "$rounds" "$p" "$o"
-		continue
-	fi
-	r=$(ratio "$o" "$p")
-	printf 'bench: round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s (vCPUs idle, node-a/node-b: %s and %s)\n' \
-		"$i" "$rounds" "$p" "$o" "$r" "$(cat build/bench-idle-peer)" "$(cat build/bench-idle-ours)"
-	ratios+=("$r") peers+=("$p") ours+=("$o")
-done
-[ "${#ratios[@]}" -gt 0 ] || { echo "bench: ib_write_bw printed no bandwidth in any round" >&2; exit 1; }
-ratio=$(printf '%s\n' "${ratios[@]}" | median)
-printf 'bench: ib_write_bw      median %8.2f MiB/s\n' "$(printf '%s\n' "${peers[@]}" | median)"
-printf 'bench: rdmachaos-stream median %8.2f MiB/s\n' "$(printf '%s\n' "${ours[@]}" | median)"
-printf 'bench: ratio rdmachaos-stream / ib_write_bw = %.3f (median of %d rounds; target >= 1.0)\n' \
-	"$ratio" "${#ratios[@]}"
-printf 'bench: ratio shim listening / no shim = %.3f (median of %d rounds; the shim should cost nothing measurable)\n' \
-	"$(printf '%s\n' "${shim_ratios[@]}" | median)" "$rounds"
+
+# pair_rounds N WHAT [shim]: N rounds of ib_write_bw then the stream at $size on rail0, a line
+# per round and then the median ratio, WHAT saying what sets these rounds apart; with shim, each
+# round also runs the stream with the verbs shim listening and the shim's median ratio comes last.
+# A round whose ib_write_bw printed no bandwidth has no peer to compare with: said, and left out
+# (a ratio of inf would pull the median up). Returns 1 when a run fails or no round had a peer.
+pair_rounds() {
+	local n=$1 what=$2 shim=${3:-} i p o r sh sr prs=() pps=() pos=() srs=()
+	echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, rail0 node-a ->" \
+		"node-b${mtu:+ at MTU $mtu}, $n round(s), $what"
+	for ((i = 1; i <= n; i++)); do
+		p=$(peer_round "${what// /-}-$i") || return 1
+		o=$(ours_round) || return 1
+		if [ -n "$shim" ]; then
+			sh=$(ours_round "${shim_env[@]}") || return 1
+			sr=$(ratio "$sh" "$o")
+			printf 'bench: round %d/%d: rdmachaos-stream with the shim listening %8.2f MiB/s, ratio to without %s\n' \
+				"$i" "$n" "$sh" "$sr"
+			srs+=("$sr")
+		fi
+		if ! positive "$p"; then
+			printf 'bench: %d B round %d/%d (%s): ib_write_bw printed no bandwidth (%s MiB/s); round left out, rdmachaos-stream %8.2f MiB/s\n' \
+				"$size" "$i" "$n" "$what" "$p" "$o"
+			continue
+		fi
+		r=$(ratio "$o" "$p")
+		printf 'bench: %d B round %d/%d (%s): ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s (vCPUs idle, node-a/node-b: %s and %s)\n' \
+			"$size" "$i" "$n" "$what" "$p" "$o" "$r" "$(cat build/bench-idle-peer)" "$(cat build/bench-idle-ours)"
+		prs+=("$r") pps+=("$p") pos+=("$o")
+	done
+	[ "${#prs[@]}" -gt 0 ] || { echo "bench: ib_write_bw printed no bandwidth in any round ($what)" >&2; return 1; }
+	printf 'bench: ratio rdmachaos-stream / ib_write_bw at %d B, %s = %.3f (median of %d rounds; medians %.2f / %.2f MiB/s; target >= 1.0)\n' \
+		"$size" "$what" "$(printf '%s\n' "${prs[@]}" | median)" "${#prs[@]}" \
+		"$(printf '%s\n' "${pos[@]}" | median)" "$(printf '%s\n' "${pps[@]}" | median)"
+	[ -z "$shim" ] ||
+		printf 'bench: ratio shim listening / no shim = %.3f (median of %d rounds; the shim should cost nothing measurable)\n' \
+			"$(printf '%s\n' "${srs[@]}" | median)" "$n"
+}
+
+pair_rounds "$rounds" "the lab as booted" shim || exit 1
 
 # Small messages, where the stream's per-message costs show rather than the link's: a QP
 # setting once made the stream a quarter of ib_write_bw's rate at 4 KiB while 64 KiB looked
@@ -179,27 +190,27 @@ small=${BENCH_SMALL_SIZE:-4096}
 srounds=${BENCH_SMALL_ROUNDS:-3}
 if [ "$srounds" -gt 0 ] && [ "$small" != "$size" ]; then
 	size=$small
-	echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, $srounds round(s)"
-	sratios=() speers=() sours=()
-	for ((i = 1; i <= srounds; i++)); do
-		p=$(peer_round "small-$i") || exit 1
-		o=$(ours_round) || exit 1
-		if ! positive "$p"; then
-			printf 'bench: %d B round %d/%d: ib_write_bw printed no bandwidth; round left out\n' \
-				"$size" "$i" "$srounds"
-			continue
-		fi
-		r=$(ratio "$o" "$p")
-		printf 'bench: %d B round %d/%d: ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s\n' \
-			"$size" "$i" "$srounds" "$p" "$o" "$r"
-		sratios+=("$r") speers+=("$p") sours+=("$o")
-	done
-	if [ "${#sratios[@]}" -gt 0 ]; then
-		printf 'bench: ratio rdmachaos-stream / ib_write_bw at %d B = %.3f (median of %d rounds; medians %.2f / %.2f MiB/s)\n' \
-			"$size" "$(printf '%s\n' "${sratios[@]}" | median)" "${#sratios[@]}" \
-			"$(printf '%s\n' "${sours[@]}" | median)" "$(printf '%s\n' "${speers[@]}" | median)"
-	fi
+	pair_rounds "$srounds" "small messages" || exit 1
+	size=${BENCH_MSG_SIZE:-65536}
 fi
 
 # Injection latency on the same lab: the coordinator's inject against a bare ip link set.
 bash bench/inject.sh || echo "bench: injection latency not measured (above)"
+
+# Last, the first measure again on guests that spin when idle (lab up --idle-poll). Soft-RoCE,
+# the lab's NIC, runs on its guest's one vCPU: a guest that halts between completions leaves its
+# NIC waiting for TCG to wake the vCPU. ib_write_bw busy-polls and never lets its guest halt; the
+# stream sleeps on its completion channel, as a workload sharing a production node should. A
+# real NIC does not stop with its host's CPU: this ratio is the one without that. It reboots the
+# lab, so only a lab of make bench's own; BENCH_IDLE_POLL_ROUNDS (3; 0: none).
+irounds=${BENCH_IDLE_POLL_ROUNDS:-3}
+if [ "$irounds" -gt 0 ]; then
+	if [ "$started" != 1 ] || [ -n "$mtu" ]; then
+		echo "bench: idle=poll rounds skipped: they reboot the lab, so they need one make bench" \
+			"booted itself (no lab up before) and the lab's MTU (no BENCH_RAIL_MTU)"
+	else
+		bash $lab down >/dev/null
+		bash $lab up --nodes 2 --rails 2 --idle-poll || exit 1
+		pair_rounds "$irounds" "guests polling when idle" || exit 1
+	fi
+fi
