@@ -12,7 +12,8 @@
  * the responder finds no receive and answers RNR NAK). Let e be the last
  * batch end before m: its immediate took receive number j (batches counted
  * on this QP from 0), which existed only if j < nrecv + the batches already
- * checked. So every batch before e's last nrecv batches was checked; those
+ * checked (a heartbeat takes a receive too, which only leaves fewer batches
+ * unchecked). So every batch before e's last nrecv batches was checked; those
  * hold at most nrecv x B messages ending at e, so every message up to
  * e - nrecv x B was checked. m is in the batch after e, m <= e + B, and slot
  * m % slots last held m - slots <= e + B - slots: checked when
@@ -21,8 +22,8 @@
  * lags nrecv batches makes the client meet RNR NAKs (rnr_retry 7: retried
  * forever), never overwrite.
  *
- * The ring has nrecv x B + W + B - 1 slots (W: the server's queue depth), a
- * window more than that needs less one: for B = 1 it is the ring of before
+ * The ring has nrecv x B + W + B - 1 slots (W: the server's queue depth),
+ * W - 1 more than that bound, so that for B = 1 it is the ring of before
  * batches, 3 x W.
  */
 #include "workloads/stream_ring.h"
