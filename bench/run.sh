@@ -198,12 +198,12 @@ fi
 bash bench/inject.sh || echo "bench: injection latency not measured (above)"
 
 # Last, the first measure again on guests that spin when idle (lab up --idle-poll). Soft-RoCE,
-# the lab's NIC, runs on its guest's one vCPU, and a guest that halts between completions must
-# be woken again for the NIC's next packet. ib_write_bw busy-polls and never lets its guest halt;
-# the stream sleeps on its completion channel, as a workload sharing a production node should. A
-# real NIC does not stop with its host's CPU: this ratio is the one without the halts (what they
-# cost under TCG is our reading, these rounds its evidence). It reboots the lab, so only a lab of
-# make bench's own; BENCH_IDLE_POLL_ROUNDS (3; 0: none).
+# the lab's NIC, runs on the guests' vCPUs, and a guest that halts between completions must be
+# woken again for the NIC's next packet. ib_write_bw busy-polls on node-a and gives node-b
+# nothing to complete; the stream sleeps on its completion channels at both ends, as a workload
+# sharing a production node should. A real NIC does not stop with its host's CPU: this ratio is
+# the one without the halts (what they cost under TCG is our reading, these rounds its evidence).
+# It reboots the lab, so only a lab of make bench's own; BENCH_IDLE_POLL_ROUNDS (3; 0: none).
 irounds=${BENCH_IDLE_POLL_ROUNDS:-3}
 if [ "$irounds" -gt 0 ]; then
 	if [ "$started" != 1 ] || [ -n "$mtu" ]; then
