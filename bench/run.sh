@@ -14,8 +14,7 @@
 # the stream and ib_write_bw at BENCH_SMALL_SIZE (4096) bytes, their own ratio. First, before
 # any lab, build/bench-integrity (bench/integrity.c): how fast one core of this host fills and
 # checks the stream's messages against memcpy, natively: the instrument's own ceiling on a
-# fabric faster than the lab's. Last, when make bench booted the lab itself, the first measure
-# again on a lab whose guests spin when idle (below, BENCH_IDLE_POLL_ROUNDS).
+# fabric faster than the lab's.
 #
 # BENCH_RAIL_MTU=9000 runs both on rail 0 at that MTU (rxe's active MTU follows: 4096 at 9000,
 # as ibv_devinfo shows; the jumbo frames RoCE fabrics run) instead of the lab's 1500 (rxe's
@@ -181,7 +180,7 @@ pair_rounds() {
 			"$(printf '%s\n' "${srs[@]}" | median)" "$n"
 }
 
-pair_rounds "$rounds" "the lab as booted" shim || exit 1
+pair_rounds "$rounds" "large messages" shim || exit 1
 
 # Small messages, where the stream's per-message costs show rather than the link's: a QP
 # setting once made the stream a quarter of ib_write_bw's rate at 4 KiB while 64 KiB looked
@@ -196,22 +195,3 @@ fi
 
 # Injection latency on the same lab: the coordinator's inject against a bare ip link set.
 bash bench/inject.sh || echo "bench: injection latency not measured (above)"
-
-# Last, the first measure again on guests that spin when idle (lab up --idle-poll). Soft-RoCE,
-# the lab's NIC, runs on the guests' vCPUs, and a guest that halts between completions must be
-# woken again for the NIC's next packet. ib_write_bw busy-polls on node-a and gives node-b
-# nothing to complete; the stream sleeps on its completion channels at both ends, as a workload
-# sharing a production node should. A real NIC does not stop with its host's CPU: this ratio is
-# the one without the halts (what they cost under TCG is our reading, these rounds its evidence).
-# It reboots the lab, so only a lab of make bench's own; BENCH_IDLE_POLL_ROUNDS (3; 0: none).
-irounds=${BENCH_IDLE_POLL_ROUNDS:-3}
-if [ "$irounds" -gt 0 ]; then
-	if [ "$started" != 1 ] || [ -n "$mtu" ]; then
-		echo "bench: idle=poll rounds skipped: they reboot the lab, so they need one make bench" \
-			"booted itself (no lab up before) and the lab's MTU (no BENCH_RAIL_MTU)"
-	else
-		bash $lab down >/dev/null
-		bash $lab up --nodes 2 --rails 2 --idle-poll || exit 1
-		pair_rounds "$irounds" "guests polling when idle" || exit 1
-	fi
-fi

@@ -70,7 +70,7 @@ usage() {
 usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
 
   up [--nodes N] [--rails R] [--accel tcg|kvm|auto] [--kernel 6.1|6.12] [--monitoring]
-     [--slurm [--mgmt-faults]] [--idle-poll]
+     [--slurm [--mgmt-faults]]
         boot N guests (default 2, at most 26) with R data rails each (default 2, at most 4);
         waits until every node's exec service (and agent, if built) answers. --kernel: the
         guest kernel, Debian's 6.1 (bookworm) or 6.12 (bookworm-backports), default
@@ -82,10 +82,6 @@ usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
         that is no rail and no agent may fault; scontrol with SLURM_CONF from lab.json
         (docs/SLURM.md). --mgmt-faults: the agents may fault the management NIC too (the
         drill of a cut management link, scenarios/slurm-mgmt-cut.yaml)
-        --idle-poll: the guests spin in their idle loop instead of halting (kernel idle=poll):
-        Soft-RoCE, the lab's NIC, runs on the guest's CPU and so no longer waits for a halted
-        vCPU to wake, as a real NIC never does; each guest then keeps a host core busy, so
-        everything runs slower (make bench's second 64 KiB measure)
   status [--json]
         show the lab that is up; --json prints its state file (run/lab.json)
   exec NODE [--timeout S] -- CMD...
@@ -515,7 +511,7 @@ start_qemu() { # index N R
 		# no_timer_check: the kernel's boot test of the IO-APIC timer counts ticks over a busy
 		# wait, which a TCG vCPU on a loaded host can outrun; it then panics ("IO-APIC + timer
 		# doesn't work!", seen in a clean-clone make test booting three labs at once).
-		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off no_timer_check${IDLE_POLL:+ idle=poll} rdmachaos.init=$LAB_SRC/guest-init.sh$KEEP"
+		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off no_timer_check rdmachaos.init=$LAB_SRC/guest-init.sh$KEEP"
 		-virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap"
 		-netdev "user,id=ctl,restrict=on,hostfwd=tcp:127.0.0.1:$(agent_port "$i")-:$GUEST_AGENT_PORT,hostfwd=tcp:127.0.0.1:$(exec_port "$i")-:$GUEST_EXEC_PORT${MONITORING:+,hostfwd=tcp:127.0.0.1:$(metrics_port "$i")-:$GUEST_METRICS_PORT}$([ -n "$SLURM" ] && [ "$i" = 0 ] && echo ",hostfwd=tcp:127.0.0.1:$(slurmctld_port)-:6817")"
@@ -708,9 +704,9 @@ write_state() { # N R
 			printf ']}'
 			sep=","
 		done
-		printf '],"rails":%d,"accel":"%s","kernel":"%s","kernel_flavour":"%s","port_base":%d,"started_at":"%s","dir":%s,"pki":%s,"idle_poll":%s' \
+		printf '],"rails":%d,"accel":"%s","kernel":"%s","kernel_flavour":"%s","port_base":%d,"started_at":"%s","dir":%s,"pki":%s' \
 			"$rails" "$ACCEL" "$KVER" "$FLAVOUR" "$PORT_BASE" "$started" "$(json_str "$DIR")" \
-			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)" "$([ -n "$IDLE_POLL" ] && echo true || echo false)"
+			"$([ -n "$TLS_DIR" ] && json_str "$TLS_DIR" || echo null)"
 		if [ -n "$SLURM" ]; then
 			printf ',"slurm":{"conf":%s,"client_conf":%s,"controller":"node-a","mgmt_faults":%s,"mgmt":[' \
 				"$(json_str "$RUN/slurm/slurm.conf")" "$(json_str "$RUN/slurm/client.conf")" \
@@ -760,7 +756,6 @@ write_state() { # N R
 		echo "LAB_PKI='$TLS_DIR'"
 		echo "LAB_MONITORING=$MONITORING"
 		echo "LAB_SLURM=$SLURM"
-		echo "LAB_IDLE_POLL=$IDLE_POLL"
 		printf 'LAB_PIDS="'
 		for ((i = 0; i < n; i++)); do printf '%s ' "$(cat "$RUN/$(node_name "$i").pid")"; done
 		printf '"\n'
@@ -812,7 +807,6 @@ cmd_up() {
 	MONITORING=
 	SLURM=
 	MGMT_FAULTS=
-	IDLE_POLL=
 	while [ $# -gt 0 ]; do
 		case "$1" in
 		--nodes) n=${2:?--nodes needs a number}; shift 2 ;;
@@ -826,7 +820,6 @@ cmd_up() {
 		--monitoring) MONITORING=1; shift ;;
 		--slurm) SLURM=1; shift ;;
 		--mgmt-faults) MGMT_FAULTS=1; shift ;;
-		--idle-poll) IDLE_POLL=1; shift ;;
 		-h | --help) usage; exit 0 ;;
 		*) die "up: unknown argument '$1' (see: $CMD --help)" ;;
 		esac
@@ -1090,7 +1083,6 @@ cmd_status() {
 	msg "up since $LAB_STARTED: $LAB_NODES node(s) x $LAB_RAILS rail(s) ($LAB_ACCEL), state in $RUN"
 	msg "kernel ${LAB_KERNEL_FLAVOUR:-?}: ${LAB_KERNEL:-?}"
 	[ -z "${LAB_PKI:-}" ] || msg "agents: mutual TLS with the certificates in $LAB_PKI"
-	[ -z "${LAB_IDLE_POLL:-}" ] || msg "guests poll when idle (idle=poll): each keeps a host core busy"
 	for ((i = 0; i < LAB_NODES; i++)); do
 		name=$(node_name "$i")
 		pid=${pids[i]:-?}
