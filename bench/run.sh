@@ -190,7 +190,6 @@ srounds=${BENCH_SMALL_ROUNDS:-3}
 if [ "$srounds" -gt 0 ] && [ "$small" != "$size" ]; then
 	size=$small
 	pair_rounds "$srounds" "small messages" || exit 1
-	size=${BENCH_MSG_SIZE:-65536}
 fi
 
 # Injection latency on the same lab: the coordinator's inject against a bare ip link set.

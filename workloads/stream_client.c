@@ -85,23 +85,23 @@ static void ws_cl_chain_add(struct ws_client *cl, struct ws_rail *r, uint32_t i,
 }
 
 /*
- * Cuts the chain of n into batches of at most the rail's batch, the last one
- * ending the chain: for op=write each batch's end carries the immediate naming
- * its slot and length.
+ * op=write: cuts the chain of n into batches of at most the rail's batch, the
+ * last one ending the chain; each batch's end carries the immediate naming its
+ * slot and length. A SEND is its own batch: nothing to cut.
  */
 static void ws_cl_chain_cut(struct ws_client *cl, struct ws_rail *r, uint32_t n)
 {
 	uint32_t i, len = 0;
 	struct ibv_send_wr *wr;
 
+	if (cl->o->op != WS_OP_WRITE)
+		return;
 	for (i = 0; i < n; i++) {
 		if (++len < r->batch && i + 1 < n)
 			continue;
 		wr = &cl->wrs[i];
-		if (cl->o->op == WS_OP_WRITE) {
-			wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-			wr->imm_data = htonl(ws_imm_pack((uint32_t)(wr->wr_id % r->rslots), len));
-		}
+		wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr->imm_data = htonl(ws_imm_pack((uint32_t)(wr->wr_id % r->rslots), len));
 		wr->wr_id |= WS_WRID_END;
 		len = 0;
 	}

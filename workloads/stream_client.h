@@ -20,7 +20,7 @@
 #define WS_WRID_HB (1ULL << 63)
 /* wr_id of a kick: a zero-length RDMA WRITE that restarts a Soft-RoCE requester (see kick). */
 #define WS_WRID_KICK (1ULL << 62)
-/* A data message that ends its batch (signalled; op=write: with immediate). */
+/* An op=write data message that ends its batch: posted WITH_IMM. */
 #define WS_WRID_END (1ULL << 61)
 /* Per-rail heartbeat buffer, after the data slots. */
 #define WS_HB_SLOT 64
@@ -36,7 +36,7 @@ struct ws_rail {
 	uint64_t raddr; /* op=write: the server's ring */
 	uint32_t rkey;
 	uint32_t rslots;
-	uint32_t batch;	      /* the server's: messages per signalled completion (and immediate) */
+	uint32_t batch;	      /* the server's: op=write messages one immediate closes */
 	uint64_t next_try_ns; /* DOWN: when to try again */
 	uint64_t deadline_ns; /* CONNECTING: give the attempt up then */
 	uint64_t up_since_ns;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * How a stream connection batches its messages: how many messages one
- * signalled completion (and, for op=write, one immediate) closes, and how
- * large the server's ring must then be for no slot to be written while the
- * server still checks it. Pure arithmetic, shared by client and server.
+ * How an op=write stream connection batches its messages: how many messages
+ * one immediate closes, and how large the server's ring must then be for no
+ * slot to be written while the server still checks it. Pure arithmetic: the
+ * server plans, the client follows the batch the server's accept names.
  */
 #ifndef WS_RING_H
 #define WS_RING_H
@@ -20,7 +20,7 @@
 #define WS_RING_BATCH_BYTES (64ULL << 20)
 
 struct ws_ring_plan {
-	uint32_t batch; /* messages per signalled completion / immediate, >= 1 */
+	uint32_t batch; /* op=write: messages one immediate closes, >= 1 */
 	uint32_t nrecv; /* receives the server keeps posted */
 	uint32_t slots; /* op=write ring slots of msg_size bytes */
 };
