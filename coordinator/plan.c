@@ -281,9 +281,8 @@ static void plan_stream(FILE *f, const struct sc_workload *w)
 	fprintf(f,
 		"  workload:  %s %s -> %s, RDMA %s, %" PRIu64 " B messages, queue depth %u, "
 		"rails",
-		w->kind, w->from, w->to,
-		w->op == SC_OP_WRITE ? "WRITE, batches closed WITH_IMM" : "SEND", w->msg_size,
-		w->queue_depth);
+		w->kind, w->from, w->to, w->op == SC_OP_WRITE ? "WRITE_WITH_IMM" : "SEND",
+		w->msg_size, w->queue_depth);
 	for (i = 0; i < w->nr_rails; i++)
 		fprintf(f, " %d", w->rails[i]);
 	fprintf(f, ", QP timeout %u (%.1f ms) retry_cnt %u, stats every %" PRIu64 " ms",

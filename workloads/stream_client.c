@@ -11,13 +11,6 @@
  * (RC completes in order and every send is signalled). Local slot seq % W
  * therefore holds seq until it completes, which is what makes a re-send after
  * failover a plain re-post of the same bytes with a new timestamp.
- *
- * Messages go out in chains, one ibv_post_send per pump, cut in batches of at
- * most the server's batch (stream_ring.h); for op=write only a batch's last
- * message carries the immediate that has the server check the whole batch:
- * one receive, completion and wake-up on the server per batch, and every
- * message still checked. Every send stays signalled: Soft-RoCE streamed 4 KiB
- * messages at a third of the rate when only batch ends were.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -35,7 +28,6 @@
 #include "workloads/stream_conn.h"
 #include "workloads/stream_integrity.h"
 #include "workloads/stream_out.h"
-#include "workloads/stream_ring.h"
 #include "workloads/stream_stats.h"
 
 void ws_cl_start(struct ws_client *cl)
@@ -58,53 +50,32 @@ void ws_cl_start(struct ws_client *cl)
 	rc_info("all %d rail(s) connected; streaming on rail %d", cl->n, ws_cl_rail_id(cl, 0));
 }
 
-/* Entry i of the pump's chain: message seq, a plain write until ws_cl_chain_cut. */
-static void ws_cl_chain_add(struct ws_client *cl, struct ws_rail *r, uint32_t i, uint64_t seq,
-			    uint8_t *msg)
+static int ws_cl_post_data(struct ws_client *cl, struct ws_rail *r, uint64_t seq, uint8_t *msg)
 {
-	struct ibv_send_wr *wr = &cl->wrs[i];
-	struct ibv_sge *sge = &cl->sges[i];
+	struct ibv_send_wr wr, *bad;
+	struct ibv_sge sge;
+	uint32_t slot;
 
-	sge->addr = (uintptr_t)msg;
-	sge->length = cl->o->msg_size;
-	sge->lkey = r->c.mr->lkey;
-	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = seq;
-	wr->sg_list = sge;
-	wr->num_sge = 1;
-	wr->send_flags = IBV_SEND_SIGNALED;
-	if (i)
-		cl->wrs[i - 1].next = wr;
-	if (cl->o->op == WS_OP_SEND) {
-		wr->opcode = IBV_WR_SEND;
-		return;
+	sge.addr = (uintptr_t)msg;
+	sge.length = cl->o->msg_size;
+	sge.lkey = r->c.mr->lkey;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = seq;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	if (cl->o->op == WS_OP_WRITE) {
+		slot = (uint32_t)(seq % r->rslots);
+		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr.imm_data = htonl(slot);
+		wr.wr.rdma.remote_addr = r->raddr + (uint64_t)slot * cl->o->msg_size;
+		wr.wr.rdma.rkey = r->rkey;
+	} else {
+		wr.opcode = IBV_WR_SEND;
 	}
-	wr->opcode = IBV_WR_RDMA_WRITE;
-	wr->wr.rdma.remote_addr = r->raddr + seq % r->rslots * cl->o->msg_size;
-	wr->wr.rdma.rkey = r->rkey;
-}
-
-/*
- * op=write: cuts the chain of n into batches of at most the rail's batch, the
- * last one ending the chain; each batch's end carries the immediate naming its
- * slot and length. A SEND is its own batch: nothing to cut.
- */
-static void ws_cl_chain_cut(struct ws_client *cl, struct ws_rail *r, uint32_t n)
-{
-	uint32_t i, len = 0;
-	struct ibv_send_wr *wr;
-
-	if (cl->o->op != WS_OP_WRITE)
-		return;
-	for (i = 0; i < n; i++) {
-		if (++len < r->batch && i + 1 < n)
-			continue;
-		wr = &cl->wrs[i];
-		wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-		wr->imm_data = htonl(ws_imm_pack((uint32_t)(wr->wr_id % r->rslots), len));
-		wr->wr_id |= WS_WRID_END;
-		len = 0;
-	}
+	if (cl->una == cl->snd_nxt) /* idle time is not a stall */
+		cl->progress_ns = rc_now_ns();
+	return -ibv_post_send(r->c.id->qp, &wr, &bad);
 }
 
 /*
@@ -137,34 +108,37 @@ static bool ws_cl_paced_ok(struct ws_client *cl, uint64_t now)
  */
 static void ws_cl_pump(struct ws_client *cl)
 {
-	uint32_t w = cl->o->queue_depth, n = 0;
-	struct ibv_send_wr *bad = NULL;
-	struct ws_rail *r = NULL;
+	uint32_t w = cl->o->queue_depth;
+	struct ws_rail *r;
 	uint64_t seq, now;
 	uint8_t *msg;
 	bool resend;
 	char why[96];
 	int ret;
 
-	if (cl->started && cl->active >= 0)
+	while (cl->started && cl->active >= 0 && !cl->failing_back && !cl->rereg &&
+	       cl->snd_nxt - cl->una < w) {
 		r = &cl->rail[cl->active];
-	while (r && !cl->failing_back && !cl->rereg && cl->snd_nxt - cl->una < w) {
 		seq = cl->snd_nxt;
 		resend = seq < cl->nxt;
 		if (!resend && cl->stopping)
-			break;
+			return;
 		now = rc_now_ns();
 		if (!resend && !ws_cl_paced_ok(cl, now))
-			break;
-		if (cl->una == cl->snd_nxt) /* idle time is not a stall */
-			cl->progress_ns = now;
+			return;
 		msg = cl->buf + (size_t)(seq % w) * cl->o->msg_size;
 		if (resend)
 			ws_msg_set_ts(msg, now);
 		else
 			ws_msg_fill(msg, cl->o->msg_size, seq, now);
 		cl->post_ns[seq % w] = now;
-		ws_cl_chain_add(cl, r, n++, seq, msg);
+		ret = ws_cl_post_data(cl, r, seq, msg);
+		if (ret) {
+			snprintf(why, sizeof(why), "ibv_post_send: %s", strerror(-ret));
+			/* Fails over (and may re-enter this loop on the next rail). */
+			ws_cl_rail_fail(cl, r, why);
+			return;
+		}
 		if (resend) {
 			cl->resent++;
 		} else {
@@ -174,17 +148,6 @@ static void ws_cl_pump(struct ws_client *cl)
 		}
 		cl->snd_nxt++;
 		cl->sent++;
-	}
-	if (!n)
-		return;
-	ws_cl_chain_cut(cl, r, n);
-	ret = ibv_post_send(r->c.id->qp, cl->wrs, &bad);
-	if (ret) {
-		/* What was not posted was not sent; the failover re-sends all pending anyway. */
-		cl->sent -= n - (uint32_t)(bad ? bad - cl->wrs : 0);
-		snprintf(why, sizeof(why), "ibv_post_send: %s", strerror(ret));
-		/* Fails over (and may re-enter this function on the next rail). */
-		ws_cl_rail_fail(cl, r, why);
 	}
 }
 
@@ -278,13 +241,11 @@ void ws_cl_rail_fail(struct ws_client *cl, struct ws_rail *r, const char *reason
 	ws_cl_rail_lost(cl, r, reason, true);
 }
 
-static const char *ws_cl_wr_opcode(const struct ws_client *cl, uint64_t wr_id)
+static const char *ws_cl_wr_opcode(const struct ws_client *cl, bool hb)
 {
-	if (wr_id & WS_WRID_KICK)
-		return "IBV_WR_RDMA_WRITE";
-	if (wr_id & WS_WRID_HB || cl->o->op == WS_OP_SEND)
+	if (hb || cl->o->op == WS_OP_SEND)
 		return "IBV_WR_SEND";
-	return wr_id & WS_WRID_END ? "IBV_WR_RDMA_WRITE_WITH_IMM" : "IBV_WR_RDMA_WRITE";
+	return "IBV_WR_RDMA_WRITE_WITH_IMM";
 }
 
 static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
@@ -292,7 +253,7 @@ static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 	struct ws_client *cl = arg;
 	struct ws_rail *r = (struct ws_rail *)((char *)c - offsetof(struct ws_rail, c));
 	bool hb = wc->wr_id & WS_WRID_HB, kick = wc->wr_id & WS_WRID_KICK;
-	uint64_t seq = wc->wr_id & ~(WS_WRID_HB | WS_WRID_KICK | WS_WRID_END), now, done;
+	uint64_t seq = wc->wr_id & ~(WS_WRID_HB | WS_WRID_KICK), now, done;
 
 	if (wc->status != IBV_WC_SUCCESS) {
 		/* An error completion has no valid opcode: report the one we posted. */
@@ -302,7 +263,7 @@ static int ws_cl_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 				  ws_wc_status_name(wc->status), "wc_status_code", (int)wc->status,
 				  "wc_status_str", ibv_wc_status_str(wc->status), "vendor_err",
 				  (int)wc->vendor_err, "qp_num", (int)wc->qp_num, "opcode",
-				  ws_cl_wr_opcode(cl, wc->wr_id), "kind",
+				  kick ? "IBV_WR_RDMA_WRITE" : ws_cl_wr_opcode(cl, hb), "kind",
 				  hb	 ? "heartbeat"
 				  : kick ? "kick"
 					 : "data",
@@ -741,9 +702,7 @@ static int ws_cl_init(struct ws_client *cl, const struct ws_opts *o)
 	}
 	memset(cl->buf, 0, cl->buflen);
 	cl->post_ns = calloc(o->queue_depth, sizeof(*cl->post_ns));
-	cl->wrs = calloc(o->queue_depth, sizeof(*cl->wrs));
-	cl->sges = calloc(o->queue_depth, sizeof(*cl->sges));
-	if (!cl->post_ns || !cl->wrs || !cl->sges)
+	if (!cl->post_ns)
 		return -ENOMEM;
 	ws_stats_init(&cl->st, rc_now_ns());
 	cl->ech = ws_event_channel();
@@ -774,8 +733,6 @@ out:
 		rdma_destroy_event_channel(cl.ech);
 	free(cl.buf);
 	free(cl.post_ns);
-	free(cl.wrs);
-	free(cl.sges);
 	ws_stats_free(&cl.st);
 	return ret || cl.out_gone ? 1 : 0;
 }

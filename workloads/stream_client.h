@@ -20,8 +20,6 @@
 #define WS_WRID_HB (1ULL << 63)
 /* wr_id of a kick: a zero-length RDMA WRITE that restarts a Soft-RoCE requester (see kick). */
 #define WS_WRID_KICK (1ULL << 62)
-/* An op=write data message that ends its batch: posted WITH_IMM. */
-#define WS_WRID_END (1ULL << 61)
 /* Per-rail heartbeat buffer, after the data slots. */
 #define WS_HB_SLOT 64
 
@@ -36,7 +34,6 @@ struct ws_rail {
 	uint64_t raddr; /* op=write: the server's ring */
 	uint32_t rkey;
 	uint32_t rslots;
-	uint32_t batch;	      /* the server's: op=write messages one immediate closes */
 	uint64_t next_try_ns; /* DOWN: when to try again */
 	uint64_t deadline_ns; /* CONNECTING: give the attempt up then */
 	uint64_t up_since_ns;
@@ -65,8 +62,6 @@ struct ws_client {
 	uint8_t *buf; /* W slots of msg_size, then WS_HB_SLOT per rail */
 	size_t buflen;
 	uint64_t *post_ns;	    /* per local slot: when its message was last posted */
-	struct ibv_send_wr *wrs;    /* W: the chain one ws_cl_pump posts */
-	struct ibv_sge *sges;	    /* W: their buffers */
 	uint64_t una, snd_nxt, nxt; /* oldest not completed, next to post here, next new */
 	uint64_t sent, completed, resent, errors, bytes;
 	uint64_t failovers, failbacks, stalls, heartbeats, kicks;

@@ -21,7 +21,6 @@ void ws_hello_swap(struct ws_hello *h)
 void ws_accept_swap(struct ws_accept *a)
 {
 	a->magic = htole32(a->magic);
-	a->batch = htole16(a->batch);
 	a->slots = htole32(a->slots);
 	a->rkey = htole32(a->rkey);
 	a->addr = htole64(a->addr);

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* 3: op=write batches (stream_ring.h); 2: the four-lane checksum; 1: a serial hash. */
-#define WS_PROTO_VERSION 3
+/* 2: the payload checksum is the four-lane sums of stream_integrity.c (1: a serial hash). */
+#define WS_PROTO_VERSION 2
 #define WS_CM_TIMEOUT_MS 2000
 
 struct ws_conn {
@@ -54,7 +54,7 @@ struct ws_accept {
 	uint32_t magic;
 	uint8_t version;
 	uint8_t op;
-	uint16_t batch; /* op=write: messages one immediate closes (stream_ring.h) */
+	uint16_t pad;
 	uint32_t slots; /* ring slots of msg_size bytes; slot = seq % slots */
 	uint32_t rkey;
 	uint64_t addr;

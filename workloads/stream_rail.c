@@ -139,11 +139,11 @@ static void ws_cl_print_connected(struct ws_client *cl, struct ws_rail *r)
 	}
 	ws_sockaddr_str(rdma_get_local_addr(r->c.id), r->c.local, sizeof(r->c.local));
 	ws_sockaddr_str(rdma_get_peer_addr(r->c.id), r->c.remote, sizeof(r->c.remote));
-	ws_cl_emit(cl, ws_out("connected", "{s:i, s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:i}", "rail",
+	ws_cl_emit(cl, ws_out("connected", "{s:i, s:s, s:s, s:i, s:s, s:i, s:i, s:i}", "rail",
 			      ws_cl_rail_id(cl, r->c.pos), "local", r->c.local, "remote",
 			      r->c.remote, "qp_num", (int)qp->qp_num, "dev",
 			      ibv_get_device_name(r->c.id->verbs->device), "ack_timeout", to,
-			      "retry_cnt", rc, "rnr_retry", rnr, "batch", (int)r->batch));
+			      "retry_cnt", rc, "rnr_retry", rnr));
 }
 
 static int ws_cl_on_established(struct ws_client *cl, struct ws_rail *r, const struct ws_cm_ev *ev)
@@ -161,10 +161,6 @@ static int ws_cl_on_established(struct ws_client *cl, struct ws_rail *r, const s
 	if (cl->o->op == WS_OP_WRITE && acc.slots < 2 * cl->o->queue_depth)
 		return ws_cl_why(r, "the server's ring has %u slots, fewer than 2 x --queue-depth",
 				 acc.slots);
-	if (!acc.batch || acc.batch > cl->o->queue_depth)
-		return ws_cl_why(r, "the server's accept names a batch of %u messages, not 1..%u",
-				 acc.batch, cl->o->queue_depth);
-	r->batch = acc.batch;
 	r->raddr = acc.addr;
 	r->rkey = acc.rkey;
 	r->rslots = acc.slots;

@@ -4,11 +4,18 @@
  * (re)connections at any time, validates every message and keeps the
  * integrity counters.
  *
- * op=write: the client ends each batch of messages with an RDMA WRITE with
- * immediate naming the batch's last ring slot and its length; the server
- * checks the batch's messages, then re-posts the receive the immediate
- * consumed. Why no slot is written while it is being checked, and how the
- * batch and the ring are sized: stream_ring.c. op=send needs no such
+ * Why the op=write ring cannot be overrun (the client reuses ring slot
+ * seq % slots after its own completion, which only says the data landed):
+ * per connection the server posts Q = 2 x queue_depth receives and re-posts
+ * one only after it has validated the message that consumed it; the ring has
+ * slots = Q + queue_depth. Message seq + slots is posted by the client only
+ * after seq + slots - W completed (W <= queue_depth is the client's window),
+ * and that message's immediate needed receive number idx(seq) + slots - W + 1
+ * (counting from 1 on this QP), which exists only once the server validated at
+ * least idx(seq) + slots - W + 1 - Q >= idx(seq) + 1 messages: in order, so
+ * seq itself. Hence a slot is never written while it is being checked. If the
+ * server lags more than Q messages the client meets RNR NAKs (rnr_retry 7,
+ * retried forever, each after WS_MIN_RNR_TIMER) instead of overwriting. op=send needs no such
  * argument: a receive buffer is only re-posted after it was checked.
  */
 #include <arpa/inet.h>
@@ -27,7 +34,6 @@
 #include "workloads/stream_conn.h"
 #include "workloads/stream_integrity.h"
 #include "workloads/stream_out.h"
-#include "workloads/stream_ring.h"
 #include "workloads/stream_stats.h"
 
 /* op=write: receive buffers only ever hold a heartbeat header. */
@@ -40,7 +46,6 @@ struct ws_srv_conn {
 	uint8_t *ctl;  /* write: nrecv x WS_CTL_LEN */
 	uint32_t slots;
 	uint32_t nrecv;
-	uint32_t batch; /* messages one immediate may close */
 	bool dead;
 	char dead_reason[96];
 };
@@ -189,10 +194,9 @@ static int ws_srv_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 	struct ws_server *s = arg;
 	struct ws_srv_conn *sc =
 	    (struct ws_srv_conn *)((char *)c - offsetof(struct ws_srv_conn, c));
-	uint32_t idx = (uint32_t)wc->wr_id, imm, slot, n, k;
+	uint32_t idx = (uint32_t)wc->wr_id, slot;
 	const uint8_t *msg = NULL;
 	const char *why = NULL;
-	size_t size = s->o->msg_size;
 
 	if (wc->status != IBV_WC_SUCCESS && sc->dead)
 		return -ECONNRESET; /* a drain (ws_srv_drain) reached what the death flushed */
@@ -216,26 +220,18 @@ static int ws_srv_on_wc(void *arg, struct ws_conn *c, const struct ibv_wc *wc)
 		return -EPROTO;
 	}
 	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM && s->o->op == WS_OP_WRITE) {
-		imm = ntohl(wc->imm_data);
-		slot = ws_imm_slot(imm);
-		n = ws_imm_count(imm);
-		if (slot >= sc->slots || !n || n > sc->batch) {
-			why = "immediate names no ring slot or batch";
-			ws_srv_account(s, sc, NULL, wc->byte_len, why);
-		}
-		/* The batch's earlier messages are whole plain writes, in the slots before. */
-		for (k = n; !why && k-- > 0;)
-			ws_srv_account(
-			    s, sc, sc->data + (size_t)((slot + sc->slots - k) % sc->slots) * size,
-			    k ? size : wc->byte_len, NULL);
-	} else {
-		if (wc->opcode == IBV_WC_RECV)
-			msg = s->o->op == WS_OP_WRITE ? sc->ctl + (size_t)idx * WS_CTL_LEN
-						      : sc->data + (size_t)idx * size;
+		slot = ntohl(wc->imm_data);
+		if (slot < sc->slots)
+			msg = sc->data + (size_t)slot * s->o->msg_size;
 		else
-			why = "unexpected completion opcode";
-		ws_srv_account(s, sc, msg, wc->byte_len, why);
+			why = "immediate names no ring slot";
+	} else if (wc->opcode == IBV_WC_RECV) {
+		msg = s->o->op == WS_OP_WRITE ? sc->ctl + (size_t)idx * WS_CTL_LEN
+					      : sc->data + (size_t)idx * s->o->msg_size;
+	} else {
+		why = "unexpected completion opcode";
 	}
+	ws_srv_account(s, sc, msg, wc->byte_len, why);
 	if (sc->dead)
 		return 0; /* draining: nothing more is received on it */
 	if (ws_srv_post_recv(s, sc, idx)) {
@@ -301,7 +297,6 @@ static int ws_srv_alloc(struct ws_server *s, struct ws_srv_conn *sc)
 static int ws_srv_on_request(struct ws_server *s, const struct ws_cm_ev *ev, int pos)
 {
 	struct rdma_conn_param param;
-	struct ws_ring_plan plan;
 	struct ws_conn_caps caps;
 	struct ws_srv_conn *sc;
 	struct ws_accept acc;
@@ -335,10 +330,8 @@ static int ws_srv_on_request(struct ws_server *s, const struct ws_cm_ev *ev, int
 		return 0;
 	}
 	sc->c.pos = pos;
-	ws_ring_plan(h.queue_depth, s->o->queue_depth, s->o->msg_size, &plan);
-	sc->nrecv = plan.nrecv;
-	sc->slots = plan.slots;
-	sc->batch = plan.batch;
+	sc->nrecv = 2 * s->o->queue_depth;
+	sc->slots = sc->nrecv + s->o->queue_depth;
 	ws_sockaddr_str(rdma_get_peer_addr(ev->id), sc->c.remote, sizeof(sc->c.remote));
 	ws_sockaddr_str(rdma_get_local_addr(ev->id), sc->c.local, sizeof(sc->c.local));
 	caps.send_wr = 1;
@@ -361,7 +354,6 @@ static int ws_srv_on_request(struct ws_server *s, const struct ws_cm_ev *ev, int
 	acc.magic = WS_MSG_MAGIC;
 	acc.version = WS_PROTO_VERSION;
 	acc.op = (uint8_t)s->o->op;
-	acc.batch = (uint16_t)sc->batch;
 	acc.slots = s->o->op == WS_OP_WRITE ? sc->slots : 0;
 	acc.rkey = s->o->op == WS_OP_WRITE ? sc->c.mr->rkey : 0;
 	acc.addr = s->o->op == WS_OP_WRITE ? (uintptr_t)sc->data : 0;
@@ -457,11 +449,10 @@ static void ws_srv_on_established(struct ws_server *s, struct ws_srv_conn *sc)
 
 	sc->c.established = true;
 	s->connections++;
-	if (ws_out("connected", "{s:i, s:s, s:s, s:i, s:s, s:i, s:i, s:i}", "rail",
-		   ws_srv_rail(s, sc->c.pos), "local", sc->c.local, "remote", sc->c.remote,
-		   "qp_num", (int)sc->c.id->qp->qp_num, "dev",
-		   ibv_get_device_name(sc->c.id->verbs->device), "min_rnr_timer", rnr, "batch",
-		   (int)sc->batch, "ring_slots", s->o->op == WS_OP_WRITE ? (int)sc->slots : 0))
+	if (ws_out("connected", "{s:i, s:s, s:s, s:i, s:s, s:i}", "rail", ws_srv_rail(s, sc->c.pos),
+		   "local", sc->c.local, "remote", sc->c.remote, "qp_num",
+		   (int)sc->c.id->qp->qp_num, "dev", ibv_get_device_name(sc->c.id->verbs->device),
+		   "min_rnr_timer", rnr))
 		s->out_gone = true;
 	ws_srv_supersede(s, sc);
 }
