@@ -16,6 +16,11 @@
 # checks the stream's messages against memcpy, natively: the instrument's own ceiling on a
 # fabric faster than the lab's.
 #
+# Each 64 KiB round also runs the stream with --busy-poll BENCH_BUSY_POLL_US (2000; 0: not run):
+# its client polls its completion queue as ib_write_bw's does instead of sleeping, its own ratio.
+# BENCH_KERNEL=6.1|6.12 picks the guests' kernel when make bench boots the lab (lab.sh's
+# default otherwise); the header says which kernel the lab runs.
+#
 # BENCH_RAIL_MTU=9000 runs both on rail 0 at that MTU (rxe's active MTU follows: 4096 at 9000,
 # as ibv_devinfo shows; the jumbo frames RoCE fabrics run) instead of the lab's 1500 (rxe's
 # 1024); it is put back after.
@@ -35,11 +40,13 @@ if ! integ=$(build/bench-integrity "$size"); then
 fi
 echo "bench: integrity on this host, one core: $integ"
 
+busy=${BENCH_BUSY_POLL_US:-2000}
 started=0
 if ! bash $lab status >/dev/null 2>&1; then
-	bash $lab up --nodes 2 --rails 2 || exit 1
+	bash $lab up --nodes 2 --rails 2 ${BENCH_KERNEL:+--kernel "$BENCH_KERNEL"} || exit 1
 	started=1
 fi
+echo "bench: lab guests' $(bash $lab status 2>/dev/null | grep -m 1 '^lab: kernel' | sed 's/^lab: //')"
 mtu=${BENCH_RAIL_MTU:-}
 mtu_was=()
 rail_mtu_restore() {
@@ -109,15 +116,19 @@ peer_round() {
 
 # The stream's intervals after its first second (connection set-up), as
 # bytes over time in MiB/s; lab exec merges stderr, so keep the JSON lines.
-ours_round() { # [ENV=VALUE...]: the client's environment (the shim)
-	local mib
+ours_round() { # [--busy-poll US] [ENV=VALUE...]: a client option; the client's environment (the shim)
+	local mib opt=()
+	if [ "${1:-}" = --busy-poll ]; then
+		opt=(--busy-poll "$2")
+		shift 2
+	fi
 	run_bg node-b bench-stream-server.out "$PWD/build/rdmachaos-stream" server \
 		--listen "$srv_addr" --op write --msg-size "$size" --queue-depth "$depth"
 	sleep 2
 	cpu_snap build/bench-cpu0
 	bash $lab exec node-a -- timeout $((secs + 60)) env "$@" "$PWD/build/rdmachaos-stream" client \
 		--connect "$srv_addr" \
-		--op write --msg-size "$size" --queue-depth "$depth" --duration "${secs}s" \
+		--op write --msg-size "$size" --queue-depth "$depth" --duration "${secs}s" "${opt[@]}" \
 		>build/bench-stream.jsonl 2>build/bench-stream.err
 	cpu_snap build/bench-cpu1
 	idle_pct build/bench-cpu0 build/bench-cpu1 >"build/bench-idle-ours${1:+-env}"
@@ -142,45 +153,61 @@ median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (
 shim_env=(LD_PRELOAD="$PWD/build/librdmachaos-verbs.so" RDMACHAOS_SHIM_SOCK=/run/rdmachaos-bench-shim.sock)
 [ -f build/librdmachaos-verbs.so ] || { echo "bench: build/librdmachaos-verbs.so is missing (make)" >&2; exit 1; }
 
-# pair_rounds N WHAT [shim]: N rounds of ib_write_bw then the stream at $size on rail0, a line
-# per round and then the median ratio, WHAT saying what sets these rounds apart; with shim, each
-# round also runs the stream with the verbs shim listening and the shim's median ratio comes last.
+# pair_rounds N WHAT [extras]: N rounds of ib_write_bw then the stream at $size on rail0, a line
+# per round and then the median ratio, WHAT saying what sets these rounds apart. extras, a list:
+# with shim, each round also runs the stream with the verbs shim listening, and the shim's median
+# ratio comes last; with busy, the stream with --busy-poll $busy, against ib_write_bw.
 # A round whose ib_write_bw printed no bandwidth has no peer to compare with: said, and left out
 # (a ratio of inf would pull the median up). Returns 1 when a run fails or no round had a peer.
 pair_rounds() {
-	local n=$1 what=$2 shim=${3:-} i p o r sh sr prs=() pps=() pos=() srs=()
+	local n=$1 what=$2 extras=" ${3:-} " shim='' bp='' i p o oi r sh sr b prs=() pps=() pos=() srs=() \
+		bps=() brs=() bos=()
+	[[ $extras == *" shim "* ]] && shim=1
+	[[ $extras == *" busy "* ]] && [ "$busy" != 0 ] && bp=1
 	echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, rail0 node-a ->" \
 		"node-b${mtu:+ at MTU $mtu}, $n round(s), $what"
 	for ((i = 1; i <= n; i++)); do
 		p=$(peer_round "${what// /-}-$i") || return 1
 		o=$(ours_round) || return 1
+		oi=$(cat build/bench-idle-ours)
+		[ -z "$shim" ] || sh=$(ours_round "${shim_env[@]}") || return 1
+		[ -z "$bp" ] || b=$(ours_round --busy-poll "$busy") || return 1
+		if positive "$p"; then
+			r=$(ratio "$o" "$p")
+			printf 'bench: %d B round %d/%d (%s): ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s (vCPUs idle, node-a/node-b: %s and %s)\n' \
+				"$size" "$i" "$n" "$what" "$p" "$o" "$r" "$(cat build/bench-idle-peer)" "$oi"
+			prs+=("$r") pps+=("$p") pos+=("$o")
+		else
+			printf 'bench: %d B round %d/%d (%s): ib_write_bw printed no bandwidth (%s MiB/s); round left out, rdmachaos-stream %8.2f MiB/s\n' \
+				"$size" "$i" "$n" "$what" "$p" "$o"
+		fi
 		if [ -n "$shim" ]; then
-			sh=$(ours_round "${shim_env[@]}") || return 1
 			sr=$(ratio "$sh" "$o")
 			printf 'bench: round %d/%d: rdmachaos-stream with the shim listening %8.2f MiB/s, ratio to without %s\n' \
 				"$i" "$n" "$sh" "$sr"
 			srs+=("$sr")
 		fi
-		if ! positive "$p"; then
-			printf 'bench: %d B round %d/%d (%s): ib_write_bw printed no bandwidth (%s MiB/s); round left out, rdmachaos-stream %8.2f MiB/s\n' \
-				"$size" "$i" "$n" "$what" "$p" "$o"
-			continue
+		if [ -n "$bp" ]; then
+			printf 'bench: round %d/%d: rdmachaos-stream --busy-poll %s %8.2f MiB/s, ratio to without %s, to ib_write_bw %s (vCPUs idle, node-a/node-b: %s)\n' \
+				"$i" "$n" "$busy" "$b" "$(ratio "$b" "$o")" "$(ratio "$b" "$p")" "$(cat build/bench-idle-ours)"
+			bos+=("$(ratio "$b" "$o")")
+			positive "$p" && bps+=("$b") brs+=("$(ratio "$b" "$p")")
 		fi
-		r=$(ratio "$o" "$p")
-		printf 'bench: %d B round %d/%d (%s): ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s (vCPUs idle, node-a/node-b: %s and %s)\n' \
-			"$size" "$i" "$n" "$what" "$p" "$o" "$r" "$(cat build/bench-idle-peer)" "$(cat build/bench-idle-ours)"
-		prs+=("$r") pps+=("$p") pos+=("$o")
 	done
 	[ "${#prs[@]}" -gt 0 ] || { echo "bench: ib_write_bw printed no bandwidth in any round ($what)" >&2; return 1; }
 	printf 'bench: ratio rdmachaos-stream / ib_write_bw at %d B, %s = %.3f (median of %d rounds; medians %.2f / %.2f MiB/s; target >= 1.0)\n' \
 		"$size" "$what" "$(printf '%s\n' "${prs[@]}" | median)" "${#prs[@]}" \
 		"$(printf '%s\n' "${pos[@]}" | median)" "$(printf '%s\n' "${pps[@]}" | median)"
+	[ -z "$bp" ] ||
+		printf 'bench: ratio rdmachaos-stream --busy-poll %s / ib_write_bw at %d B, %s = %.3f (median of %d rounds; median %.2f MiB/s); / without --busy-poll = %.3f (median of %d)\n' \
+			"$busy" "$size" "$what" "$(printf '%s\n' "${brs[@]}" | median)" "${#brs[@]}" \
+			"$(printf '%s\n' "${bps[@]}" | median)" "$(printf '%s\n' "${bos[@]}" | median)" "$n"
 	[ -z "$shim" ] ||
 		printf 'bench: ratio shim listening / no shim = %.3f (median of %d rounds; the shim should cost nothing measurable)\n' \
 			"$(printf '%s\n' "${srs[@]}" | median)" "$n"
 }
 
-pair_rounds "$rounds" "large messages" shim || exit 1
+pair_rounds "$rounds" "large messages" "shim busy" || exit 1
 
 # Small messages, where the stream's per-message costs show rather than the link's: a QP
 # setting once made the stream a quarter of ib_write_bw's rate at 4 KiB while 64 KiB looked

@@ -471,7 +471,7 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 {
 	const struct sc_workload *w = f->w;
 	char listen[512] = "", rails[64] = "", addr[64], num[6][32], err[512], what[48], churn[32],
-	     tos[16], rate[32];
+	     tos[16], rate[32], busy[32];
 	const char *sargs[16], *cargs[32];
 	struct fl_agent *srv = fleet_find(&d->fl, w->to), *cli = fleet_find(&d->fl, w->from);
 	json_t *req, *res = NULL;
@@ -537,6 +537,11 @@ static int drill_start_flow(struct drill *d, struct drill_flow *f, bool sets_t0)
 		snprintf(rate, sizeof(rate), "%lluB/s", (unsigned long long)w->rate);
 		cargs[nc++] = "--rate";
 		cargs[nc++] = rate;
+	}
+	if (w->busy_poll_ms) {
+		snprintf(busy, sizeof(busy), "%llu", (unsigned long long)w->busy_poll_ms * 1000);
+		cargs[nc++] = "--busy-poll";
+		cargs[nc++] = busy;
 	}
 
 	req = json_pack("{s:s,s:s,s:b,s:s,s:o}", "op", "workload_start", "wl_id", f->wl_id,

@@ -290,6 +290,8 @@ static void plan_stream(FILE *f, const struct sc_workload *w)
 		w->interval_ms);
 	if (w->rate)
 		fprintf(f, ", paced at %g MB/s", (double)w->rate / 1e6);
+	if (w->busy_poll_ms)
+		fprintf(f, ", client busy-polls up to %" PRIu64 " ms", w->busy_poll_ms);
 	fputc('\n', f);
 }
 

@@ -417,9 +417,9 @@ static int parse_workload_ends(struct pctx *c, yaml_node_t *wl, const char *path
 
 int scp_parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path, struct sc_workload *w)
 {
-	static const char *const keys[] = {"kind",	  "from",  "to",   "op",       "msg_size",
-					   "queue_depth", "rails", "qp",   "interval", "port",
-					   "mr_churn",	  "tos",   "rate", NULL};
+	static const char *const keys[] = {"kind",	  "from",  "to",   "op",	"msg_size",
+					   "queue_depth", "rails", "qp",   "interval",	"port",
+					   "mr_churn",	  "tos",   "rate", "busy_poll", NULL};
 	bool main_wl = w == &c->sc->workload; /* else a guard's flow, which inherits from it */
 	char buf[64], kpath[YD_PATH_LEN];
 	yaml_node_t *n;
@@ -529,6 +529,19 @@ int scp_parse_workload_map(struct pctx *c, yaml_node_t *wl, const char *path, st
 					 buf));
 		else
 			w->rate = v;
+	}
+	if ((n = yd_map_get(c->d, wl, "busy_poll"))) {
+		yd_join(kpath, path, "busy_poll");
+		if (scp_keep(&st, yd_get_duration(c->d, n, kpath, &v)))
+			;
+		else if (v > 1000)
+			scp_keep(&st,
+				 yd_fail(c->d, n, kpath,
+					 "%s is out of range; use 0..1s (e.g. 2ms; 0: sleep at "
+					 "once)",
+					 rc_format_duration_ms(v, buf, sizeof(buf))));
+		else
+			w->busy_poll_ms = v;
 	}
 	if ((n = yd_map_get(c->d, wl, "port"))) {
 		yd_join(kpath, path, "port");

@@ -29,6 +29,8 @@
 #define WS_DRAIN_MS 2000
 /* Longest poll() sleep: timers are checked at least this often. */
 #define WS_POLL_MS 10
+/* --busy-poll: poll() (cm events, standby rails, timers) still runs at least this often. */
+#define WS_BUSY_POLL_GAP_MS 1
 
 /* The signal number that asked us to stop, 0 while none did. */
 extern volatile sig_atomic_t ws_stop_signal;

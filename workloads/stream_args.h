@@ -21,6 +21,7 @@ enum ws_op { WS_OP_WRITE, WS_OP_SEND };
 #define WS_MSG_SIZE_MIN 64ULL
 #define WS_MSG_SIZE_MAX (64ULL << 20)
 #define WS_QD_MAX 1024
+#define WS_BUSY_POLL_US_MAX 1000000 /* --busy-poll: one second of spinning at most */
 /* The server's ring is 3 x queue depth messages; keep it under this. */
 #define WS_RING_BYTES_MAX (1ULL << 30)
 
@@ -42,6 +43,8 @@ struct ws_opts {
 	uint64_t mr_churn_ms;	     /* client: re-register the send buffer this often; 0: never */
 	int tos;       /* client: IP TOS of its RoCEv2 packets (rdma_cm), -1: default */
 	uint64_t rate; /* client: new messages at most this many bytes/s; 0: unpaced */
+	/* client: poll the active CQ this long before sleeping; 0: never */
+	uint32_t busy_poll_us;
 	bool verbose;
 };
 

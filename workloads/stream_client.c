@@ -37,9 +37,10 @@ void ws_cl_start(struct ws_client *cl)
 
 	for (i = 0; i < cl->n; i++)
 		json_array_append_new(rails, json_integer(ws_cl_rail_id(cl, i)));
-	ws_cl_emit(cl, ws_out("ready", "{s:o, s:i, s:s, s:i, s:i}", "rails", rails, "pid",
+	ws_cl_emit(cl, ws_out("ready", "{s:o, s:i, s:s, s:i, s:i, s:i}", "rails", rails, "pid",
 			      (int)getpid(), "op", ws_op_name(cl->o->op), "msg_size",
-			      (int)cl->o->msg_size, "queue_depth", (int)cl->o->queue_depth));
+			      (int)cl->o->msg_size, "queue_depth", (int)cl->o->queue_depth,
+			      "busy_poll_us", (int)cl->o->busy_poll_us));
 	cl->started = true;
 	cl->start_ns = rc_now_ns();
 	cl->pace_tokens = cl->o->msg_size;
@@ -576,13 +577,50 @@ static void ws_cl_summary(struct ws_client *cl)
 		"kicks", (json_int_t)cl->kicks));
 }
 
+/*
+ * --busy-poll: while messages are in flight and the last progress (a data
+ * completion, or the window going busy) is less than the budget ago, polls the
+ * active rail's CQ without arming it (no event, so no wakeup to pay for).
+ * Returns 1 when a completion came (the caller skips poll()), 0 when poll()
+ * is due without sleeping (it runs at least every WS_BUSY_POLL_GAP_MS for the
+ * cm channel, the standby rails and the timers), -1 when the caller may sleep.
+ */
+static int ws_cl_busy_poll(struct ws_client *cl)
+{
+	uint64_t budget = (uint64_t)cl->o->busy_poll_us * 1000, before = cl->completed, t;
+	struct ws_rail *r;
+
+	if (!budget || !cl->started || cl->active < 0 || cl->una == cl->snd_nxt)
+		return -1;
+	r = &cl->rail[cl->active];
+	for (;;) {
+		t = rc_now_ns();
+		if (t - cl->progress_ns >= budget || !r->c.cq)
+			return -1;
+		if (t - cl->polled_ns >= WS_BUSY_POLL_GAP_MS * RC_NSEC_PER_MSEC)
+			return 0;
+		if (ws_conn_poll(&r->c, false, ws_cl_on_wc, cl)) {
+			ws_cl_rail_fail(cl, r, r->why);
+			return 1;
+		}
+		if (cl->completed != before)
+			return 1;
+	}
+}
+
 static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
 {
 	struct pollfd pfd[1 + WS_MAX_RAILS];
 	int map[WS_MAX_RAILS], n = 1, i, ret, nready, timeout;
-	uint64_t now = rc_now_ns();
+	uint64_t now;
 	struct ws_rail *r;
+	int busy;
 
+	busy = ws_cl_busy_poll(cl);
+	if (busy > 0)
+		return 0;
+	now = rc_now_ns();
+	cl->polled_ns = now;
 	pfd[0].fd = cl->ech->fd;
 	pfd[0].events = POLLIN;
 	for (i = 0; i < cl->n; i++) {
@@ -601,6 +639,8 @@ static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
 	if (cl->pace_next_ns > now &&
 	    (cl->pace_next_ns - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC < (uint64_t)timeout)
 		timeout = (int)((cl->pace_next_ns - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC);
+	if (!busy)
+		timeout = 0;
 	nready = poll(pfd, (nfds_t)n, timeout);
 	if (nready < 0 && errno != EINTR) {
 		rc_err("poll: %s", strerror(errno));

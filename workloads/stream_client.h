@@ -77,6 +77,7 @@ struct ws_client {
 	/* --rate: a token bucket of bytes, at most two messages deep */
 	double pace_tokens;
 	uint64_t pace_last_ns, pace_next_ns; /* last refill; when the next message may go */
+	uint64_t polled_ns;		     /* --busy-poll: when poll() last ran */
 };
 
 static inline int ws_cl_rail_id(const struct ws_client *cl, int pos)

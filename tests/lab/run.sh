@@ -551,7 +551,8 @@ drills() {
 		  (.reasons | length) == 1 and (.reasons[0] | test("rail0-down: failback outage .* > 0 ms")) end'
 	drill port-flap scenarios/port-flap.yaml 0 "${common_checks[@]}" \
 		'.verdict == "pass"' \
-		'.faults[0].detection.ok and .faults[0].recovery.ok'
+		'.faults[0].detection.ok and .faults[0].recovery.ok' \
+		'events:any(.[]; .kind == "workload" and .role == "client" and .type == "ready" and .busy_poll_us == 2000)'
 	left_behind port-flap node-a node-b
 
 	# A guard on a bystander flow that trips must stop the drill, revert

@@ -58,7 +58,7 @@ expect:
   recovery: {within: 30s}
 EOF
 cat >"$T/want" <<'EOF'
-broken.yaml:6:3: workload.rials: unknown key; allowed here: kind, from, to, op, msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos, rate
+broken.yaml:6:3: workload.rials: unknown key; allowed here: kind, from, to, op, msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos, rate, busy_poll
 broken.yaml:7:16: workload.queue_depth: "many" is not a whole number; use 1..1024
 broken.yaml:8:24: steady_state.warmup: "5 sec" is not a duration; write a number and a unit with no space, e.g. 250ms, 10s, 2m (a plain number is seconds)
 broken.yaml:12:15: faults[0].injector: "link_dwn" is not an injector; use @INJECTORS@

@@ -113,9 +113,10 @@ at_least() {
 # The command that sets a link on node-b, with node-b's clock read before and after it.
 link_cmd() { echo "cut -d' ' -f1 /proc/uptime; ip link set $1 $2; cut -d' ' -f1 /proc/uptime"; }
 
-# run_case NAME OP PORT FAULT: FAULT is rail0 (failover and failback) or both (a stall)
+# run_case NAME OP PORT FAULT [CLIENT-OPTIONS]: FAULT is rail0 (failover and failback) or both
+# (a stall)
 run_case() {
-	local name=$1 op=$2 port=$3 fault=$4
+	local name=$1 op=$2 port=$3 fault=$4 extra=${5:-}
 	local cout=$SHARE_A/$SUB/$name.client.out sout=$SHARE_B/$SUB/$name.server.out
 	local t_down="" t_up="" t_left t_host hold rc
 	local common="--op $op --port $port --msg-size 64KiB --queue-depth 8 --interval-ms 500"
@@ -130,7 +131,7 @@ run_case() {
 	fi
 	spid=$(check field "$sout" ready pid)
 	lab exec node-a -- "$BIN client --connect 192.0.2.2,192.0.2.66 --rails 0,1 $common \
-		--timeout 14 --retry-cnt 6 > $GSHARE/$SUB/$name.client.out \
+		--timeout 14 --retry-cnt 6 $extra > $GSHARE/$SUB/$name.client.out \
 		2> $GSHARE/$SUB/$name.client.err &" >/dev/null
 	if wait_for 90 "client ready" has_line "$cout" ready; then
 		cpid=$(check field "$cout" ready pid)
@@ -195,4 +196,6 @@ run_case() {
 run_case write write 18601 rail0
 run_case send send 18602 rail0
 run_case stall write 18603 both
+# The client polling its CQ instead of sleeping (--busy-poll) through a failover and failback.
+run_case busy write 18604 rail0 "--busy-poll 2000"
 finish

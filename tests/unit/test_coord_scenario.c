@@ -409,7 +409,8 @@ static void test_unknown_key(void **state)
 {
 	expect_err("  rails: [0, 1]", "  rials: [0, 1]",
 		   "t.yaml:6:3: workload.rials: unknown key; allowed here: kind, from, to, op, "
-		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos, rate");
+		   "msg_size, queue_depth, rails, qp, interval, port, mr_churn, tos, rate, "
+		   "busy_poll");
 	expect_err("name: t\n", "name: t\nnmae: u\n",
 		   "t.yaml:2:1: nmae: unknown key; allowed here: name, description, owner, lab, "
 		   "nodes, workload, steady_state, faults, expect, safety, monitoring, "
@@ -902,6 +903,28 @@ static void test_workload_rate(void **state)
 	    "4MB/s, 500KB/s, 10Gbit/s or 4MiB/s (0B/s: as fast as possible)");
 }
 
+/* workload.busy_poll: how long the client polls before it sleeps, 0..1s. */
+static void test_workload_busy_poll(void **state)
+{
+	struct scenario sc;
+	char err[512], *text;
+
+	text = edit("  rails: [0, 1]\n", "  rails: [0, 1]\n  busy_poll: 2ms\n");
+	assert_int_equal(scenario_parse("t.yaml", text, strlen(text), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.busy_poll_ms, 2);
+	scenario_free(&sc);
+	free(text);
+	assert_int_equal(scenario_parse("t.yaml", BASE, strlen(BASE), &sc, err, sizeof(err)), 0);
+	assert_int_equal(sc.workload.busy_poll_ms, 0);
+	scenario_free(&sc);
+	expect_err("  rails: [0, 1]\n", "  rails: [0, 1]\n  busy_poll: 2s\n",
+		   "t.yaml:7:14: workload.busy_poll: 2s is out of range; use 0..1s (e.g. 2ms; 0: "
+		   "sleep at once)");
+	expect_err("  rails: [0, 1]\n", "  rails: [0, 1]\n  busy_poll: often\n",
+		   "t.yaml:7:14: workload.busy_poll: \"often\" is not a duration; write a number "
+		   "and a unit with no space, e.g. 250ms, 10s, 2m (a plain number is seconds)");
+}
+
 /* expect.failback: measured always (defaults from recovery), bounded only when given. */
 static void test_expect_failback(void **state)
 {
@@ -1030,6 +1053,7 @@ int main(void)
 	    cmocka_unit_test(test_expect_values),
 	    cmocka_unit_test(test_expect_failback),
 	    cmocka_unit_test(test_workload_rate),
+	    cmocka_unit_test(test_workload_busy_poll),
 	    cmocka_unit_test(test_aliases_work),
 	    cmocka_unit_test(test_shape_limits),
 	    cmocka_unit_test(test_workload_target),

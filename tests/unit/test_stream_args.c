@@ -90,6 +90,11 @@ static void test_client_full(void **state)
 	assert_int_equal(o.rate, 4000000);
 	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--rate", "0B/s"), 0);
 	assert_int_equal(o.rate, 0);
+	assert_int_equal(o.busy_poll_us, 0);
+	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--busy-poll", "2000"), 0);
+	assert_int_equal(o.busy_poll_us, 2000);
+	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--busy-poll", "1000000"), 0);
+	assert_int_equal(o.busy_poll_us, 1000000);
 	/* retry 7 is accepted (with a warning on stderr). */
 	assert_int_equal(PARSE(&o, "client", "--connect", "a", "--retry-cnt", "7"), 0);
 	assert_int_equal(o.retry_cnt, 7);
@@ -107,6 +112,7 @@ static void test_server(void **state)
 	REFUSED("client option", "server", "--listen", "a", "--connect", "b");
 	REFUSED("client option", "server", "--listen", "a", "--mr-churn", "1s");
 	REFUSED("client option", "server", "--listen", "a", "--rate", "4MB/s");
+	REFUSED("client option", "server", "--listen", "a", "--busy-poll", "100");
 	REFUSED("--listen", "server");
 	REFUSED("server option", "client", "--connect", "a", "--listen", "b");
 	REFUSED("--connect", "client");
@@ -143,6 +149,9 @@ static void test_bad_values(void **state)
 	REFUSED("--mr-churn", "client", "--connect", "a", "--mr-churn", "often");
 	REFUSED("--rate", "client", "--connect", "a", "--rate", "4");
 	REFUSED("--rate", "client", "--connect", "a", "--rate", "fast");
+	REFUSED("--busy-poll", "client", "--connect", "a", "--busy-poll", "1000001");
+	REFUSED("--busy-poll", "client", "--connect", "a", "--busy-poll", "2ms");
+	REFUSED("--busy-poll", "client", "--connect", "a", "--busy-poll", "-1");
 	REFUSED("needs a value", "client", "--connect");
 	REFUSED("unknown option", "client", "--connect", "a", "--frobnicate");
 	REFUSED("unexpected argument", "client", "--connect", "a", "extra");
