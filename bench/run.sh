@@ -160,7 +160,7 @@ shim_env=(LD_PRELOAD="$PWD/build/librdmachaos-verbs.so" RDMACHAOS_SHIM_SOCK=/run
 # A round whose ib_write_bw printed no bandwidth has no peer to compare with: said, and left out
 # (a ratio of inf would pull the median up). Returns 1 when a run fails or no round had a peer.
 pair_rounds() {
-	local n=$1 what=$2 extras=" ${3:-} " shim='' bp='' i p o oi r sh sr b prs=() pps=() pos=() srs=() \
+	local n=$1 what=$2 extras=" ${3:-} " shim='' bp='' i k p o oi bi r sh sr b prs=() pps=() pos=() srs=() \
 		bps=() brs=() bos=()
 	[[ $extras == *" shim "* ]] && shim=1
 	[[ $extras == *" busy "* ]] && [ "$busy" != 0 ] && bp=1
@@ -168,10 +168,22 @@ pair_rounds() {
 		"node-b${mtu:+ at MTU $mtu}, $n round(s), $what"
 	for ((i = 1; i <= n; i++)); do
 		p=$(peer_round "${what// /-}-$i") || return 1
-		o=$(ours_round) || return 1
-		oi=$(cat build/bench-idle-ours)
-		[ -z "$shim" ] || sh=$(ours_round "${shim_env[@]}") || return 1
-		[ -z "$bp" ] || b=$(ours_round --busy-poll "$busy") || return 1
+		# The stream's variants take turns at running first after the peer, so that none
+		# is always the one measured on a lab just warmed up (or cooled down) by another.
+		for ((k = 0; k < 3; k++)); do
+			case $(((k + i - 1) % 3)) in
+			0)
+				o=$(ours_round) || return 1
+				oi=$(cat build/bench-idle-ours)
+				;;
+			1) [ -z "$shim" ] || sh=$(ours_round "${shim_env[@]}") || return 1 ;;
+			2)
+				[ -z "$bp" ] && continue
+				b=$(ours_round --busy-poll "$busy") || return 1
+				bi=$(cat build/bench-idle-ours)
+				;;
+			esac
+		done
 		if positive "$p"; then
 			r=$(ratio "$o" "$p")
 			printf 'bench: %d B round %d/%d (%s): ib_write_bw %8.2f MiB/s, rdmachaos-stream %8.2f MiB/s, ratio %s (vCPUs idle, node-a/node-b: %s and %s)\n' \
@@ -189,7 +201,7 @@ pair_rounds() {
 		fi
 		if [ -n "$bp" ]; then
 			printf 'bench: round %d/%d: rdmachaos-stream --busy-poll %s %8.2f MiB/s, ratio to without %s, to ib_write_bw %s (vCPUs idle, node-a/node-b: %s)\n' \
-				"$i" "$n" "$busy" "$b" "$(ratio "$b" "$o")" "$(ratio "$b" "$p")" "$(cat build/bench-idle-ours)"
+				"$i" "$n" "$busy" "$b" "$(ratio "$b" "$o")" "$(ratio "$b" "$p")" "$bi"
 			bos+=("$(ratio "$b" "$o")")
 			positive "$p" && bps+=("$b") brs+=("$(ratio "$b" "$p")")
 		fi
