@@ -108,7 +108,7 @@ struct sc_workload {
 	uint64_t mr_churn_ms;	   /* client re-registers its send buffer this often; 0: never */
 	int tos;		   /* client's IP TOS for RoCEv2 (DSCP << 2), -1: default */
 	uint64_t rate;		   /* new messages at most this many bytes/s; 0: unpaced */
-	uint64_t busy_poll_ms;	   /* client polls its CQ this long before sleeping; 0: never */
+	uint64_t busy_poll_ms;	   /* client polls its CQ until this long passes idle; 0: never */
 };
 
 /* Signals a detection may be declared on. */

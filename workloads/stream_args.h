@@ -43,7 +43,7 @@ struct ws_opts {
 	uint64_t mr_churn_ms;	     /* client: re-register the send buffer this often; 0: never */
 	int tos;       /* client: IP TOS of its RoCEv2 packets (rdma_cm), -1: default */
 	uint64_t rate; /* client: new messages at most this many bytes/s; 0: unpaced */
-	/* client: poll the active CQ this long before sleeping; 0: never */
+	/* client: poll the active CQ, not sleeping, until this long passes with no completion */
 	uint32_t busy_poll_us;
 	bool verbose;
 };
