@@ -18,6 +18,10 @@
 #
 # Each 64 KiB round also runs the stream with --busy-poll BENCH_BUSY_POLL_US (2000; 0: not run):
 # its client polls its completion queue as ib_write_bw's does instead of sleeping, its own ratio.
+# Each 64 KiB round also runs qperf's rc_rdma_write_bw over rdma_cm twice, as a second peer: once
+# with both sides waiting for completion events as the stream does, once with its client polling
+# as ib_write_bw's does (-lcp1). The stream against the first is like against like; the second
+# against the first is what polling alone is worth to a peer on this lab. BENCH_QPERF=0: not run.
 # BENCH_KERNEL=6.1|6.12 picks the guests' kernel when make bench boots the lab (lab.sh's
 # default otherwise); the header says which kernel the lab runs.
 #
@@ -145,6 +149,37 @@ ours_round() { # [--busy-poll US] [ENV=VALUE...]: a client option; the client's 
 	echo "$mib"
 }
 
+# qperf [QPERF OPTION...]: qperf rc_rdma_write_bw from node-a to node-b's rail 0 over rdma_cm
+# (-cm1, as the stream connects), in MiB/s. qperf's MB/sec is 10^6 B/s; its client keeps 1024
+# writes in flight (NCQE in its rdma.c), which no option sets: the queue depth is not the others'.
+qperf_round() {
+	local out mib
+	bash $lab exec node-b -- pkill -x qperf >/dev/null 2>&1
+	run_bg node-b bench-qperf-server.out qperf
+	sleep 1
+	out=$(bash $lab exec node-a -- timeout $((secs + 60)) qperf "$srv_addr" -cm1 -m "$size" \
+		-t "$secs" "$@" rc_rdma_write_bw 2>&1)
+	bash $lab exec node-b -- pkill -x qperf >/dev/null 2>&1
+	mib=$(awk '$1 == "bw" && $2 == "=" {
+		f = 1; if ($4 == "GB/sec") f = 1e9; if ($4 == "MB/sec") f = 1e6; if ($4 == "KB/sec") f = 1e3
+		printf "%.2f", $3 * f / 1048576 }' <<<"$out")
+	if [ -z "$mib" ]; then
+		echo "bench: qperf $* printed no bandwidth:" >&2
+		echo "$out" >&2
+		return 1
+	fi
+	sleep 1
+	echo "$mib"
+}
+qperf_ok=0
+if [ "${BENCH_QPERF:-1}" != 0 ]; then
+	if bash $lab exec node-a -- sh -c 'command -v qperf' >/dev/null 2>&1; then
+		qperf_ok=1
+	else
+		echo "bench: qperf is not installed (make deps installs it): the second peer is not run" >&2
+	fi
+fi
+
 # ratio A B: A / B to three places, 0 when B is not positive; positive X: X > 0
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
 positive() { awk -v x="$1" 'BEGIN { exit !(x > 0) }'; }
@@ -156,22 +191,24 @@ shim_env=(LD_PRELOAD="$PWD/build/librdmachaos-verbs.so" RDMACHAOS_SHIM_SOCK=/run
 # pair_rounds N WHAT [extras]: N rounds of ib_write_bw then the stream at $size on rail0, a line
 # per round and then the median ratio, WHAT saying what sets these rounds apart. extras, a list:
 # with shim, each round also runs the stream with the verbs shim listening, and the shim's median
-# ratio comes last; with busy, the stream with --busy-poll $busy, against ib_write_bw.
+# ratio comes last; with busy, the stream with --busy-poll $busy, against ib_write_bw; with qperf,
+# qperf waiting and qperf polling (qperf_round), the stream against the first.
 # A round whose ib_write_bw printed no bandwidth has no peer to compare with: said, and left out
 # (a ratio of inf would pull the median up). Returns 1 when a run fails or no round had a peer.
 pair_rounds() {
-	local n=$1 what=$2 extras=" ${3:-} " shim='' bp='' i k p o oi bi r sh sr b prs=() pps=() pos=() srs=() \
-		bps=() brs=() bos=()
+	local n=$1 what=$2 extras=" ${3:-} " shim='' bp='' qp='' i k p o oi bi r sh sr b qw qc \
+		prs=() pps=() pos=() srs=() bps=() brs=() bos=() qws=() qcs=() qrs=() qps=()
 	[[ $extras == *" shim "* ]] && shim=1
 	[[ $extras == *" busy "* ]] && [ "$busy" != 0 ] && bp=1
+	[[ $extras == *" qperf "* ]] && [ "$qperf_ok" = 1 ] && qp=1
 	echo "bench: write, ${size} B messages, queue depth $depth, ${secs}s per run, rail0 node-a ->" \
 		"node-b${mtu:+ at MTU $mtu}, $n round(s), $what"
 	for ((i = 1; i <= n; i++)); do
 		p=$(peer_round "${what// /-}-$i") || return 1
-		# The stream's variants take turns at running first after the peer, so that none
-		# is always the one measured on a lab just warmed up (or cooled down) by another.
-		for ((k = 0; k < 3; k++)); do
-			case $(((k + i - 1) % 3)) in
+		# The stream's variants and qperf take turns at running first after ib_write_bw, so
+		# that none is always the one measured on a lab just warmed up (or cooled down) by another.
+		for ((k = 0; k < 5; k++)); do
+			case $(((k + i - 1) % 5)) in
 			0)
 				o=$(ours_round) || return 1
 				oi=$(cat build/bench-idle-ours)
@@ -182,6 +219,8 @@ pair_rounds() {
 				b=$(ours_round --busy-poll "$busy") || return 1
 				bi=$(cat build/bench-idle-ours)
 				;;
+			3) [ -z "$qp" ] || qw=$(qperf_round) || return 1 ;;
+			4) [ -z "$qp" ] || qc=$(qperf_round -lcp1) || return 1 ;;
 			esac
 		done
 		if positive "$p"; then
@@ -205,6 +244,11 @@ pair_rounds() {
 			bos+=("$(ratio "$b" "$o")")
 			positive "$p" && bps+=("$b") brs+=("$(ratio "$b" "$p")")
 		fi
+		if [ -n "$qp" ]; then
+			printf 'bench: round %d/%d: qperf rc_rdma_write_bw over rdma_cm, waiting %8.2f MiB/s, client polling %8.2f MiB/s (%s of waiting); rdmachaos-stream / qperf waiting %s\n' \
+				"$i" "$n" "$qw" "$qc" "$(ratio "$qc" "$qw")" "$(ratio "$o" "$qw")"
+			qws+=("$qw") qcs+=("$qc") qps+=("$(ratio "$qc" "$qw")") qrs+=("$(ratio "$o" "$qw")")
+		fi
 	done
 	[ "${#prs[@]}" -gt 0 ] || { echo "bench: ib_write_bw printed no bandwidth in any round ($what)" >&2; return 1; }
 	printf 'bench: ratio rdmachaos-stream / ib_write_bw at %d B, %s = %.3f (median of %d rounds; medians %.2f / %.2f MiB/s; target >= 1.0)\n' \
@@ -214,12 +258,17 @@ pair_rounds() {
 		printf 'bench: ratio rdmachaos-stream --busy-poll %s / ib_write_bw at %d B, %s = %.3f (median of %d rounds; median %.2f MiB/s); / without --busy-poll = %.3f (median of %d)\n' \
 			"$busy" "$size" "$what" "$(printf '%s\n' "${brs[@]}" | median)" "${#brs[@]}" \
 			"$(printf '%s\n' "${bps[@]}" | median)" "$(printf '%s\n' "${bos[@]}" | median)" "$n"
+	[ -z "$qp" ] ||
+		printf 'bench: ratio rdmachaos-stream / qperf rc_rdma_write_bw with both sides waiting for completions at %d B, %s = %.3f (median of %d rounds; qperf median %.2f MiB/s); qperf with its client polling / waiting = %.3f (median %.2f MiB/s)\n' \
+			"$size" "$what" "$(printf '%s\n' "${qrs[@]}" | median)" "$n" \
+			"$(printf '%s\n' "${qws[@]}" | median)" "$(printf '%s\n' "${qps[@]}" | median)" \
+			"$(printf '%s\n' "${qcs[@]}" | median)"
 	[ -z "$shim" ] ||
 		printf 'bench: ratio shim listening / no shim = %.3f (median of %d rounds; the shim should cost nothing measurable)\n' \
 			"$(printf '%s\n' "${srs[@]}" | median)" "$n"
 }
 
-pair_rounds "$rounds" "large messages" "shim busy" || exit 1
+pair_rounds "$rounds" "large messages" "shim busy qperf" || exit 1
 
 # Small messages, where the stream's per-message costs show rather than the link's: a QP
 # setting once made the stream a quarter of ib_write_bw's rate at 4 KiB while 64 KiB looked

@@ -9,6 +9,7 @@ set -euo pipefail
 BUILD_PKGS=(
 	gcc make pkg-config
 	libibverbs-dev librdmacm-dev ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
+	qperf # make bench's second peer: rc_rdma_write_bw over rdma_cm, waiting or polling
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
 	liburing-dev libcmocka-dev libyaml-dev libjansson-dev libssl-dev libmicrohttpd-dev
 	clang libclang-rt-dev llvm # fuzz harnesses (libFuzzer runtime, llvm-symbolizer)
