@@ -149,9 +149,10 @@ ours_round() { # [--busy-poll US] [ENV=VALUE...]: a client option; the client's 
 	echo "$mib"
 }
 
-# qperf [QPERF OPTION...]: qperf rc_rdma_write_bw from node-a to node-b's rail 0 over rdma_cm
+# qperf_round [QPERF OPTION...]: qperf rc_rdma_write_bw from node-a to node-b's rail 0 over rdma_cm
 # (-cm1, as the stream connects), in MiB/s. qperf's MB/sec is 10^6 B/s; its client keeps 1024
 # writes in flight (NCQE in its rdma.c), which no option sets: the queue depth is not the others'.
+# A run without a figure is said and returns 1: that round has no qperf pair, the bench goes on.
 qperf_round() {
 	local out mib
 	bash $lab exec node-b -- pkill -x qperf >/dev/null 2>&1
@@ -219,8 +220,8 @@ pair_rounds() {
 				b=$(ours_round --busy-poll "$busy") || return 1
 				bi=$(cat build/bench-idle-ours)
 				;;
-			3) [ -z "$qp" ] || qw=$(qperf_round) || return 1 ;;
-			4) [ -z "$qp" ] || qc=$(qperf_round -lcp1) || return 1 ;;
+			3) [ -z "$qp" ] || qw=$(qperf_round) || qw=0 ;;
+			4) [ -z "$qp" ] || qc=$(qperf_round -lcp1) || qc=0 ;;
 			esac
 		done
 		if positive "$p"; then
@@ -244,10 +245,13 @@ pair_rounds() {
 			bos+=("$(ratio "$b" "$o")")
 			positive "$p" && bps+=("$b") brs+=("$(ratio "$b" "$p")")
 		fi
-		if [ -n "$qp" ]; then
+		if [ -n "$qp" ] && positive "$qw" && positive "$qc"; then
 			printf 'bench: round %d/%d: qperf rc_rdma_write_bw over rdma_cm, waiting %8.2f MiB/s, client polling %8.2f MiB/s (%s of waiting); rdmachaos-stream / qperf waiting %s\n' \
 				"$i" "$n" "$qw" "$qc" "$(ratio "$qc" "$qw")" "$(ratio "$o" "$qw")"
 			qws+=("$qw") qcs+=("$qc") qps+=("$(ratio "$qc" "$qw")") qrs+=("$(ratio "$o" "$qw")")
+		elif [ -n "$qp" ]; then
+			printf 'bench: round %d/%d: qperf printed no bandwidth (waiting %s, polling %s MiB/s): no qperf pair in this round\n' \
+				"$i" "$n" "$qw" "$qc"
 		fi
 	done
 	[ "${#prs[@]}" -gt 0 ] || { echo "bench: ib_write_bw printed no bandwidth in any round ($what)" >&2; return 1; }
@@ -258,9 +262,10 @@ pair_rounds() {
 		printf 'bench: ratio rdmachaos-stream --busy-poll %s / ib_write_bw at %d B, %s = %.3f (median of %d rounds; median %.2f MiB/s); / without --busy-poll = %.3f (median of %d)\n' \
 			"$busy" "$size" "$what" "$(printf '%s\n' "${brs[@]}" | median)" "${#brs[@]}" \
 			"$(printf '%s\n' "${bps[@]}" | median)" "$(printf '%s\n' "${bos[@]}" | median)" "$n"
-	[ -z "$qp" ] ||
+	[ -z "$qp" ] || [ "${#qrs[@]}" -gt 0 ] || echo "bench: qperf printed no bandwidth in any round ($what)"
+	[ "${#qrs[@]}" = 0 ] ||
 		printf 'bench: ratio rdmachaos-stream / qperf rc_rdma_write_bw with both sides waiting for completions at %d B, %s = %.3f (median of %d rounds; qperf median %.2f MiB/s); qperf with its client polling / waiting = %.3f (median %.2f MiB/s)\n' \
-			"$size" "$what" "$(printf '%s\n' "${qrs[@]}" | median)" "$n" \
+			"$size" "$what" "$(printf '%s\n' "${qrs[@]}" | median)" "${#qrs[@]}" \
 			"$(printf '%s\n' "${qws[@]}" | median)" "$(printf '%s\n' "${qps[@]}" | median)" \
 			"$(printf '%s\n' "${qcs[@]}" | median)"
 	[ -z "$shim" ] ||
