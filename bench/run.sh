@@ -79,6 +79,20 @@ run_bg() { # node cmd...: start in the guest, detached, output into its share
 	bash $lab exec "$node" -- sh -c "$* > /run/rdmachaos-share/$out 2>&1 < /dev/null &"
 }
 
+# got MIB OUT WHY...: a run's result. Prints MIB after a second's pause (the lab settles between
+# runs); when MIB is empty or null, says WHY and the tool's output OUT on stderr and returns 1.
+got() {
+	local mib=$1 out=$2
+	shift 2
+	if [ -z "$mib" ] || [ "$mib" = null ]; then
+		echo "bench: $*:" >&2
+		echo "$out" >&2
+		return 1
+	fi
+	sleep 1
+	echo "$mib"
+}
+
 # Each guest's share of a client run its one vCPU sat idle (idle + iowait in /proc/stat): a
 # guest never idle is bound by its own CPU; one that idles waits on something else (not the host
 # either, when checked by hand: the README). cpu_snap FILE, then idle_pct
@@ -109,13 +123,7 @@ peer_round() {
 	idle_pct build/bench-cpu0 build/bench-cpu1 >build/bench-idle-peer
 	echo "$out" >"build/bench-perftest-$1.out"
 	mib=$(awk -v s="$size" '$1 == s && NF >= 5 {print $4}' <<<"$out" | tail -n 1)
-	if [ -z "$mib" ]; then
-		echo "bench: ib_write_bw printed no result in round $1 (rail0 unreachable?):" >&2
-		echo "$out" >&2
-		return 1
-	fi
-	sleep 1
-	echo "$mib"
+	got "$mib" "$out" "ib_write_bw printed no result in round $1 (rail0 unreachable?)"
 }
 
 # The stream's intervals after its first second (connection set-up), as
@@ -140,13 +148,7 @@ ours_round() { # [--busy-poll US] [ENV=VALUE...]: a client option; the client's 
 	mib=$(grep '^{' build/bench-stream.jsonl | jq -s '[.[] | select(.type == "interval" and
 		.role == "client")] | .[10:] | ((map(.bytes) | add) /
 		((map(.interval_ms) | add) / 1000) / 1048576)')
-	if [ -z "$mib" ] || [ "$mib" = null ]; then
-		echo "bench: rdmachaos-stream printed no intervals:" >&2
-		grep -v '^{' build/bench-stream.jsonl >&2
-		return 1
-	fi
-	sleep 1
-	echo "$mib"
+	got "$mib" "$(grep -v '^{' build/bench-stream.jsonl)" "rdmachaos-stream printed no intervals"
 }
 
 # qperf_round [QPERF OPTION...]: qperf rc_rdma_write_bw from node-a to node-b's rail 0 over rdma_cm
@@ -164,13 +166,7 @@ qperf_round() {
 	mib=$(awk '$1 == "bw" && $2 == "=" {
 		f = 1; if ($4 == "GB/sec") f = 1e9; if ($4 == "MB/sec") f = 1e6; if ($4 == "KB/sec") f = 1e3
 		printf "%.2f", $3 * f / 1048576 }' <<<"$out")
-	if [ -z "$mib" ]; then
-		echo "bench: qperf $* printed no bandwidth:" >&2
-		echo "$out" >&2
-		return 1
-	fi
-	sleep 1
-	echo "$mib"
+	got "$mib" "$out" "qperf $* printed no bandwidth"
 }
 qperf_ok=0
 if [ "${BENCH_QPERF:-1}" != 0 ]; then
