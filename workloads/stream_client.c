@@ -580,10 +580,13 @@ static void ws_cl_summary(struct ws_client *cl)
 /*
  * --busy-poll: while messages are in flight and the last progress (a data
  * completion, or the window going busy) is less than the budget ago, polls the
- * active rail's CQ without arming it (no event, so no wakeup to pay for).
- * Returns 1 when a completion came (the caller skips poll()), 0 when poll()
- * is due without sleeping (it runs at least every WS_BUSY_POLL_GAP_MS for the
- * cm channel, the standby rails and the timers), -1 when the caller may sleep.
+ * active rail's CQ without arming it here. A CQ armed before still raises one
+ * event, which the next poll() (at least every WS_BUSY_POLL_GAP_MS, for the cm
+ * channel, the standby rails and the timers) consumes and re-arms: at most one
+ * event per gap, no sleeping process to wake, and the CQ is always armed when
+ * the client goes back to sleep. Returns 1 when a completion came (the caller
+ * skips poll()), 0 when poll() is due without sleeping, -1 when the caller may
+ * sleep.
  */
 static int ws_cl_busy_poll(struct ws_client *cl)
 {
