@@ -27,6 +27,8 @@
 #define WS_MR_BACKOFF_MAX_MS 2000
 /* At exit the client waits this long for outstanding completions. */
 #define WS_DRAIN_MS 2000
+/* The client posts at most this many messages with one ibv_post_send() (one doorbell). */
+#define WS_POST_BATCH 32
 /* Longest poll() sleep: timers are checked at least this often. */
 #define WS_POLL_MS 10
 /* --busy-poll: poll() (cm events, standby rails, timers) still runs at least this often. */

@@ -51,32 +51,65 @@ void ws_cl_start(struct ws_client *cl)
 	rc_info("all %d rail(s) connected; streaming on rail %d", cl->n, ws_cl_rail_id(cl, 0));
 }
 
-static int ws_cl_post_data(struct ws_client *cl, struct ws_rail *r, uint64_t seq, uint8_t *msg)
+/*
+ * The pump's work requests, posted as one list: on Soft-RoCE each
+ * ibv_post_send() is a doorbell syscall, whatever the list's length.
+ */
+struct ws_cl_batch {
+	struct ibv_send_wr wr[WS_POST_BATCH];
+	struct ibv_sge sge[WS_POST_BATCH];
+	int n;
+};
+
+static void ws_cl_batch_add(struct ws_client *cl, struct ws_rail *r, struct ws_cl_batch *b,
+			    uint64_t seq, uint8_t *msg)
 {
-	struct ibv_send_wr wr, *bad;
-	struct ibv_sge sge;
+	struct ibv_send_wr *wr = &b->wr[b->n];
+	struct ibv_sge *sge = &b->sge[b->n];
 	uint32_t slot;
 
-	sge.addr = (uintptr_t)msg;
-	sge.length = cl->o->msg_size;
-	sge.lkey = r->c.mr->lkey;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = seq;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_SIGNALED;
+	sge->addr = (uintptr_t)msg;
+	sge->length = cl->o->msg_size;
+	sge->lkey = r->c.mr->lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_id = seq;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->send_flags = IBV_SEND_SIGNALED;
 	if (cl->o->op == WS_OP_WRITE) {
 		slot = (uint32_t)(seq % r->rslots);
-		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-		wr.imm_data = htonl(slot);
-		wr.wr.rdma.remote_addr = r->raddr + (uint64_t)slot * cl->o->msg_size;
-		wr.wr.rdma.rkey = r->rkey;
+		wr->opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wr->imm_data = htonl(slot);
+		wr->wr.rdma.remote_addr = r->raddr + (uint64_t)slot * cl->o->msg_size;
+		wr->wr.rdma.rkey = r->rkey;
 	} else {
-		wr.opcode = IBV_WR_SEND;
+		wr->opcode = IBV_WR_SEND;
 	}
-	if (cl->una == cl->snd_nxt) /* idle time is not a stall */
-		cl->progress_ns = rc_now_ns();
-	return -ibv_post_send(r->c.id->qp, &wr, &bad);
+	if (b->n)
+		b->wr[b->n - 1].next = wr;
+	b->n++;
+}
+
+/*
+ * Posts the batch on r; a failure fails the rail over, and the messages the
+ * batch held are re-sent from their slots like any others in flight.
+ */
+static int ws_cl_batch_post(struct ws_client *cl, struct ws_rail *r, struct ws_cl_batch *b)
+{
+	struct ibv_send_wr *bad;
+	char why[96];
+	int ret;
+
+	if (!b->n)
+		return 0;
+	ret = ibv_post_send(r->c.id->qp, b->wr, &bad);
+	b->n = 0;
+	if (!ret)
+		return 0;
+	snprintf(why, sizeof(why), "ibv_post_send: %s", strerror(ret));
+	/* Fails over (and may re-enter the pump on the next rail). */
+	ws_cl_rail_fail(cl, r, why);
+	return -ret;
 }
 
 /*
@@ -110,22 +143,24 @@ static bool ws_cl_paced_ok(struct ws_client *cl, uint64_t now)
 static void ws_cl_pump(struct ws_client *cl)
 {
 	uint32_t w = cl->o->queue_depth;
-	struct ws_rail *r;
+	struct ws_cl_batch b;
+	struct ws_rail *r = NULL;
 	uint64_t seq, now;
 	uint8_t *msg;
 	bool resend;
-	char why[96];
-	int ret;
 
+	b.n = 0;
 	while (cl->started && cl->active >= 0 && !cl->failing_back && !cl->rereg &&
 	       cl->snd_nxt - cl->una < w) {
 		r = &cl->rail[cl->active];
 		seq = cl->snd_nxt;
 		resend = seq < cl->nxt;
 		if (!resend && cl->stopping)
-			return;
+			break;
 		now = rc_now_ns();
 		if (!resend && !ws_cl_paced_ok(cl, now))
+			break;
+		if (b.n == WS_POST_BATCH && ws_cl_batch_post(cl, r, &b))
 			return;
 		msg = cl->buf + (size_t)(seq % w) * cl->o->msg_size;
 		if (resend)
@@ -133,13 +168,9 @@ static void ws_cl_pump(struct ws_client *cl)
 		else
 			ws_msg_fill(msg, cl->o->msg_size, seq, now);
 		cl->post_ns[seq % w] = now;
-		ret = ws_cl_post_data(cl, r, seq, msg);
-		if (ret) {
-			snprintf(why, sizeof(why), "ibv_post_send: %s", strerror(-ret));
-			/* Fails over (and may re-enter this loop on the next rail). */
-			ws_cl_rail_fail(cl, r, why);
-			return;
-		}
+		if (cl->una == cl->snd_nxt) /* idle time is not a stall */
+			cl->progress_ns = now;
+		ws_cl_batch_add(cl, r, &b, seq, msg);
 		if (resend) {
 			cl->resent++;
 		} else {
@@ -150,6 +181,8 @@ static void ws_cl_pump(struct ws_client *cl)
 		cl->snd_nxt++;
 		cl->sent++;
 	}
+	if (r)
+		ws_cl_batch_post(cl, r, &b);
 }
 
 /* Makes pos the active rail after a failure or a stall: everything pending is re-sent there. */
@@ -580,11 +613,11 @@ static void ws_cl_summary(struct ws_client *cl)
 /*
  * --busy-poll: while messages are in flight and the last progress (a data
  * completion, or the window going busy) is less than the budget ago, polls the
- * active rail's CQ without arming it here. A CQ armed before still raises one
+ * active rail's CQ without arming it. A CQ armed before still raises one
  * event, which the next poll() (at least every WS_BUSY_POLL_GAP_MS, for the cm
- * channel, the standby rails and the timers) consumes and re-arms: at most one
- * event per gap, no sleeping process to wake, and the CQ is always armed when
- * the client goes back to sleep. Returns 1 when a completion came (the caller
+ * channel, the standby rails and the timers) consumes without re-arming: one
+ * event per busy spell, not a read and a re-arm per gap. ws_cl_arm() arms it
+ * again before the client sleeps. Returns 1 when a completion came (the caller
  * skips poll()), 0 when poll() is due without sleeping, -1 when the caller may
  * sleep.
  */
@@ -602,13 +635,32 @@ static int ws_cl_busy_poll(struct ws_client *cl)
 			return -1;
 		if (t - cl->polled_ns >= WS_BUSY_POLL_GAP_MS * RC_NSEC_PER_MSEC)
 			return 0;
-		if (ws_conn_poll(&r->c, false, ws_cl_on_wc, cl)) {
+		if (ws_conn_poll(&r->c, false, false, ws_cl_on_wc, cl)) {
 			ws_cl_rail_fail(cl, r, r->why);
 			return 1;
 		}
 		if (cl->completed != before)
 			return 1;
 	}
+}
+
+/*
+ * Before a sleep: arms every CQ that busy polling left unarmed (and polls it
+ * once more for what raced in). Returns true when that handled a completion,
+ * so the caller does not sleep on work it could post now.
+ */
+static bool ws_cl_arm(struct ws_client *cl)
+{
+	uint64_t before = cl->completed;
+	struct ws_rail *r;
+	int i;
+
+	for (i = 0; i < cl->n; i++) {
+		r = &cl->rail[i];
+		if (r->c.cq && !r->c.armed && ws_conn_poll(&r->c, false, true, ws_cl_on_wc, cl))
+			ws_cl_rail_fail(cl, r, r->why);
+	}
+	return cl->completed != before;
 }
 
 static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
@@ -622,6 +674,8 @@ static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
 	busy = ws_cl_busy_poll(cl);
 	if (busy > 0)
 		return 0;
+	if (busy < 0 && ws_cl_arm(cl))
+		busy = 0; /* a completion came: poll() without sleeping */
 	now = rc_now_ns();
 	cl->polled_ns = now;
 	pfd[0].fd = cl->ech->fd;
@@ -636,8 +690,10 @@ static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
 		n++;
 	}
 	timeout = WS_POLL_MS;
-	if (cl->started && next_iv > now && (next_iv - now) / RC_NSEC_PER_MSEC < WS_POLL_MS)
-		timeout = (int)((next_iv - now) / RC_NSEC_PER_MSEC);
+	/* Rounded up, as below: a timeout of 0 before the interval's end spins. */
+	if (cl->started && next_iv > now &&
+	    (next_iv - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC < WS_POLL_MS)
+		timeout = (int)((next_iv - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC);
 	/* --rate: wake when the next message may go (rounded up: never early and spinning) */
 	if (cl->pace_next_ns > now &&
 	    (cl->pace_next_ns - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC < (uint64_t)timeout)
@@ -655,9 +711,14 @@ static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
 		/* A failover inside this loop may have torn a later rail down already. */
 		if (!r->c.cq)
 			continue;
-		if (ws_conn_poll(&r->c, nready > 0 && (pfd[i].revents & POLLIN), ws_cl_on_wc, cl))
+		/* Busy polling leaves the active rail's CQ unarmed until ws_cl_arm(). */
+		if (ws_conn_poll(&r->c, nready > 0 && (pfd[i].revents & POLLIN),
+				 busy || map[i - 1] != cl->active, ws_cl_on_wc, cl))
 			ws_cl_rail_fail(cl, r, r->why);
 	}
+	/* Only when readable: reading an empty channel is a syscall per wakeup. */
+	if (nready <= 0 || !(pfd[0].revents & POLLIN))
+		return 0;
 	ret = ws_cl_cm(cl);
 	return ret < 0 ? ret : 0;
 }

@@ -129,6 +129,7 @@ int ws_conn_setup(struct ws_conn *c, struct rdma_cm_id *id, const struct ws_conn
 		snprintf(c->err, sizeof(c->err), "ibv_req_notify_cq: %s", strerror(-ret));
 		goto err_cq;
 	}
+	c->armed = true;
 	memset(&qa, 0, sizeof(qa));
 	qa.send_cq = c->cq;
 	qa.recv_cq = c->cq;
@@ -241,20 +242,24 @@ int ws_cm_next(struct rdma_event_channel *ch, struct ws_cm_ev *ev)
 
 #define WS_WC_BATCH 32
 
-int ws_conn_poll(struct ws_conn *c, bool readable, ws_wc_cb cb, void *arg)
+int ws_conn_poll(struct ws_conn *c, bool readable, bool arm, ws_wc_cb cb, void *arg)
 {
 	struct ibv_wc wc[WS_WC_BATCH];
 	struct ibv_cq *ev_cq;
 	void *ev_ctx;
-	bool rearm = false;
 	int n, i, ret;
 
 	if (!c->cq)
 		return 0;
-	/* Every event is acked at once, so destroying the CQ never waits for us. */
-	while (readable && !ibv_get_cq_event(c->ch, &ev_cq, &ev_ctx)) {
+	/*
+	 * Every event is acked at once, so destroying the CQ never waits for us.
+	 * One read: an armed CQ raises one event, so one is all there normally
+	 * is, and a second read would only return EAGAIN (a syscall per wakeup);
+	 * anything left keeps the channel readable for the next poll().
+	 */
+	if (readable && !ibv_get_cq_event(c->ch, &ev_cq, &ev_ctx)) {
 		ibv_ack_cq_events(ev_cq, 1);
-		rearm = true;
+		c->armed = false;
 	}
 	for (;;) {
 		n = ibv_poll_cq(c->cq, WS_WC_BATCH, wc);
@@ -269,7 +274,7 @@ int ws_conn_poll(struct ws_conn *c, bool readable, ws_wc_cb cb, void *arg)
 		}
 		if (n == WS_WC_BATCH)
 			continue;
-		if (!rearm)
+		if (!arm || c->armed)
 			return 0;
 		/* Armed after the CQ looked empty: poll again for what raced in. */
 		ret = ibv_req_notify_cq(c->cq, 0);
@@ -277,7 +282,7 @@ int ws_conn_poll(struct ws_conn *c, bool readable, ws_wc_cb cb, void *arg)
 			rc_err("rail %d: ibv_req_notify_cq: %s", c->pos, strerror(ret));
 			return -ret;
 		}
-		rearm = false;
+		c->armed = true;
 	}
 }
 

@@ -27,6 +27,7 @@ struct ws_conn {
 	struct ibv_mr *mr_ctl; /* server: small receive buffers (heartbeats), or NULL */
 	int pos;	       /* rail position in --listen / --connect */
 	bool established;
+	bool armed; /* the CQ will raise one completion event (ibv_req_notify_cq) */
 	char local[64];
 	char remote[64];
 	char err[160]; /* why ws_conn_setup or ws_conn_reg failed */
@@ -108,10 +109,13 @@ void ws_conn_teardown(struct ws_conn *c, bool disconnect);
 typedef int (*ws_wc_cb)(void *arg, struct ws_conn *c, const struct ibv_wc *wc);
 
 /*
- * Drains c: acks pending channel events (when readable), polls the CQ until
- * empty, re-arms it and polls once more to close the arm race.
+ * Drains c: acks a pending channel event (when readable) and polls the CQ
+ * until empty; with arm, an unarmed CQ is then armed and polled once more to
+ * close the arm race. Without arm (a busy-polling caller) the CQ stays
+ * unarmed once its event was read: no event, no syscall per completion; the
+ * caller arms it before it sleeps.
  */
-int ws_conn_poll(struct ws_conn *c, bool readable, ws_wc_cb cb, void *arg);
+int ws_conn_poll(struct ws_conn *c, bool readable, bool arm, ws_wc_cb cb, void *arg);
 
 /* A cm event, copied so it can be acked before it is acted on. */
 #define WS_PDATA_MAX 196

@@ -105,7 +105,7 @@ static void ws_srv_drain(struct ws_server *s, struct ws_srv_conn *sc)
 {
 	sc->dead = true;
 	ws_conn_force_error(&sc->c);
-	ws_conn_poll(&sc->c, false, ws_srv_on_wc, s);
+	ws_conn_poll(&sc->c, false, false, ws_srv_on_wc, s);
 }
 
 /* Frees the connections marked dead; called where no pointer to them is live. */
@@ -619,7 +619,10 @@ static int ws_srv_loop(struct ws_server *s)
 			n++;
 		}
 		now = rc_now_ns();
-		timeout = next_iv > now ? (int)((next_iv - now) / RC_NSEC_PER_MSEC) : 0;
+		/* Rounded up: a timeout of 0 before the interval's end would spin. */
+		timeout = next_iv > now
+			      ? (int)((next_iv - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC)
+			      : 0;
 		if (timeout > WS_POLL_MS)
 			timeout = WS_POLL_MS;
 		ret = poll(pfd, (nfds_t)n, timeout);
@@ -631,12 +634,16 @@ static int ws_srv_loop(struct ws_server *s)
 		for (i = 1; i < n; i++) {
 			sc = map[i - 1];
 			if (!sc->dead)
-				ws_conn_poll(&sc->c, pfd[i].revents & POLLIN, ws_srv_on_wc, s);
+				ws_conn_poll(&sc->c, pfd[i].revents & POLLIN, true, ws_srv_on_wc,
+					     s);
 		}
 		ws_srv_sweep(s);
-		ret = ws_srv_cm(s);
-		if (ret < 0)
-			return ret;
+		/* Only when readable: reading an empty channel is a syscall per wakeup. */
+		if (ret > 0 && (pfd[0].revents & POLLIN)) {
+			ret = ws_srv_cm(s);
+			if (ret < 0)
+				return ret;
+		}
 		now = rc_now_ns();
 		if (now >= next_iv) {
 			ws_srv_interval(s, now);
