@@ -193,7 +193,7 @@ shim_env=(LD_PRELOAD="$PWD/build/librdmachaos-verbs.so" RDMACHAOS_SHIM_SOCK=/run
 # A round whose ib_write_bw printed no bandwidth has no peer to compare with: said, and left out
 # (a ratio of inf would pull the median up). Returns 1 when a run fails or no round had a peer.
 pair_rounds() {
-	local n=$1 what=$2 extras=" ${3:-} " shim='' bp='' qp='' i k p o oi bi r sh sr b qw qc \
+	local n=$1 what=$2 extras=" ${3:-} " shim='' bp='' qp='' i k p o oi bi r sh sr b br qw qc \
 		prs=() pps=() pos=() srs=() bps=() brs=() bos=() qws=() qcs=() qrs=() qps=()
 	[[ $extras == *" shim "* ]] && shim=1
 	[[ $extras == *" busy "* ]] && [ "$busy" != 0 ] && bp=1
@@ -236,8 +236,11 @@ pair_rounds() {
 			srs+=("$sr")
 		fi
 		if [ -n "$bp" ]; then
+			# No ratio against an ib_write_bw that printed no bandwidth (it would say 0.000).
+			br=-
+			positive "$p" && br=$(ratio "$b" "$p")
 			printf 'bench: round %d/%d: rdmachaos-stream --busy-poll %s %8.2f MiB/s, ratio to without %s, to ib_write_bw %s (vCPUs idle, node-a/node-b: %s)\n' \
-				"$i" "$n" "$busy" "$b" "$(ratio "$b" "$o")" "$(ratio "$b" "$p")" "$bi"
+				"$i" "$n" "$busy" "$b" "$(ratio "$b" "$o")" "$br" "$bi"
 			bos+=("$(ratio "$b" "$o")")
 			positive "$p" && bps+=("$b") brs+=("$(ratio "$b" "$p")")
 		fi
