@@ -58,11 +58,12 @@ void ws_cl_start(struct ws_client *cl)
 struct ws_cl_batch {
 	struct ibv_send_wr wr[WS_POST_BATCH];
 	struct ibv_sge sge[WS_POST_BATCH];
+	bool resend[WS_POST_BATCH]; /* counted in `resent` once posted */
 	int n;
 };
 
 static void ws_cl_batch_add(struct ws_client *cl, struct ws_rail *r, struct ws_cl_batch *b,
-			    uint64_t seq, uint8_t *msg)
+			    uint64_t seq, uint8_t *msg, bool resend)
 {
 	struct ibv_send_wr *wr = &b->wr[b->n];
 	struct ibv_sge *sge = &b->sge[b->n];
@@ -87,22 +88,31 @@ static void ws_cl_batch_add(struct ws_client *cl, struct ws_rail *r, struct ws_c
 	}
 	if (b->n)
 		b->wr[b->n - 1].next = wr;
+	b->resend[b->n] = resend;
 	b->n++;
 }
 
 /*
- * Posts the batch on r; a failure fails the rail over, and the messages the
- * batch held are re-sent from their slots like any others in flight.
+ * Posts the batch on r and counts what was posted (`sent`, `resent`); a
+ * failure fails the rail over, and the messages the batch held are re-sent
+ * from their slots like any others in flight.
  */
 static int ws_cl_batch_post(struct ws_client *cl, struct ws_rail *r, struct ws_cl_batch *b)
 {
-	struct ibv_send_wr *bad;
+	struct ibv_send_wr *bad = NULL;
 	char why[96];
-	int ret;
+	int ret, posted, i;
 
 	if (!b->n)
 		return 0;
 	ret = ibv_post_send(r->c.id->qp, b->wr, &bad);
+	posted = b->n;
+	if (ret) /* bad is the first work request not posted */
+		posted = bad >= b->wr && bad < b->wr + b->n ? (int)(bad - b->wr) : 0;
+	for (i = 0; i < posted; i++) {
+		cl->sent++;
+		cl->resent += b->resend[i];
+	}
 	b->n = 0;
 	if (!ret)
 		return 0;
@@ -170,16 +180,13 @@ static void ws_cl_pump(struct ws_client *cl)
 		cl->post_ns[seq % w] = now;
 		if (cl->una == cl->snd_nxt) /* idle time is not a stall */
 			cl->progress_ns = now;
-		ws_cl_batch_add(cl, r, &b, seq, msg);
-		if (resend) {
-			cl->resent++;
-		} else {
+		ws_cl_batch_add(cl, r, &b, seq, msg, resend);
+		if (!resend) {
 			cl->nxt++;
 			if (cl->o->rate)
 				cl->pace_tokens -= cl->o->msg_size;
 		}
 		cl->snd_nxt++;
-		cl->sent++;
 	}
 	if (r)
 		ws_cl_batch_post(cl, r, &b);
