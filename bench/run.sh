@@ -95,7 +95,7 @@ got() {
 
 # Each guest's share of a client run its one vCPU sat idle (idle + iowait in /proc/stat): a
 # guest never idle is bound by its own CPU; one that idles waits on something else (not the host
-# either, when checked by hand: the README). cpu_snap FILE, then idle_pct
+# either, when checked by hand: docs/PERFORMANCE.md). cpu_snap FILE, then idle_pct
 # BEFORE AFTER: "a%/b%".
 cpu_snap() {
 	{
