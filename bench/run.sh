@@ -22,6 +22,8 @@
 # with both sides waiting for completion events as the stream does, once with its client polling
 # as ib_write_bw's does (-lcp1). The stream against the first is like against like; the second
 # against the first is what polling alone is worth to a peer on this lab. BENCH_QPERF=0: not run.
+# After the 64 KiB rounds, bench/syscalls.sh: syscalls per message of the stream, qperf waiting
+# and ib_write_bw, one run each under perf stat (BENCH_SYSCALLS=0: not counted).
 # BENCH_KERNEL=6.1|6.12 picks the guests' kernel when make bench boots the lab (lab.sh's
 # default otherwise); the header says which kernel the lab runs.
 #
@@ -273,6 +275,13 @@ pair_rounds() {
 }
 
 pair_rounds "$rounds" "large messages" "shim busy qperf" || exit 1
+
+# Syscalls per message at the same size: a count, not a rate, so one run of each client is
+# enough (bench/syscalls.sh). BENCH_SYSCALLS=0: not counted.
+if [ "${BENCH_SYSCALLS:-1}" != 0 ]; then
+	bash bench/syscalls.sh "$size" "$depth" "$secs" "$srv_addr" ||
+		echo "bench: syscalls per message not counted (above)"
+fi
 
 # Small messages, where the stream's per-message costs show rather than the link's: a QP
 # setting once made the stream a quarter of ib_write_bw's rate at 4 KiB while 64 KiB looked

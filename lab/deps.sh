@@ -10,6 +10,7 @@ BUILD_PKGS=(
 	gcc make pkg-config
 	libibverbs-dev librdmacm-dev ibverbs-providers rdma-core ibverbs-utils rdmacm-utils perftest
 	qperf # make bench's second peer: rc_rdma_write_bw over rdma_cm, waiting or polling
+	linux-perf # make bench's syscalls per message (perf stat in the guests, bench/syscalls.sh)
 	libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
 	liburing-dev libcmocka-dev libyaml-dev libjansson-dev libssl-dev libmicrohttpd-dev
 	clang libclang-rt-dev llvm # fuzz harnesses (libFuzzer runtime, llvm-symbolizer)
