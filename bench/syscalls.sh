@@ -3,9 +3,11 @@
 # Syscalls per message, as `make bench` prints them: each client on node-a (the stream, qperf's
 # rc_rdma_write_bw with both sides waiting for completion events, ib_write_bw polling) runs once
 # under `perf stat -e raw_syscalls:sys_enter` (a count, no sampling), and its count is divided
-# by the messages it says it moved (the stream's `completed`, qperf's `send_msgs`, ib_write_bw's
-# iterations). The count covers each client's whole life, its connection set-up included, so
-# the figures are a little high for short runs. On Soft-RoCE every doorbell, completion-event
+# by the messages it says it moved: the stream's `completed`; qperf's `recv_msgs` (-vvs), the
+# messages its bandwidth counts (its `send_msgs` also counts the up to 1024 writes still in
+# flight when it stops); ib_write_bw's iterations, run for a count of them (-n) rather than a
+# duration, since with -D perftest counts only the middle of the run. The count covers each
+# client's whole life, its connection set-up included, so the figures are a little high. On Soft-RoCE every doorbell, completion-event
 # read and re-arm is a syscall, and each costs the guest's emulated CPU: the stream against
 # qperf waiting is like against like (the stream's per-message syscalls were halved once,
 # docs/PERFORMANCE.md). Needs the lab that is up and perf in the guests (make deps installs
@@ -40,6 +42,7 @@ bash $lab exec node-b -- pkill -INT -f 'rdmachaos-stream server' >/dev/null 2>&1
 msgs=$(grep '^{' <<<"$out" | jq -s 'map(select(.type == "summary" and .role == "client"))
 	| .[0].completed // 0' 2>/dev/null)
 ours=$(per_msg "$out" "${msgs:-0}")
+ours_msgs=${msgs:-0}
 sleep 1
 
 bash $lab exec node-b -- pkill -x qperf >/dev/null 2>&1
@@ -47,13 +50,15 @@ serve qperf
 out=$(bash $lab exec node-a -- timeout $((secs + 60)) "${perf_stat[@]}" qperf "$srv" -cm1 \
 	-m "$size" -t "$secs" -vvs rc_rdma_write_bw 2>&1)
 bash $lab exec node-b -- pkill -x qperf >/dev/null 2>&1
-msgs=$(awk '$1 == "send_msgs" && $2 == "=" { gsub(",", "", $3); print $3 }' <<<"$out")
+msgs=$(awk '$1 == "recv_msgs" && $2 == "=" { gsub(",", "", $3); print $3 }' <<<"$out")
 qperf=$(per_msg "$out" "${msgs:-0}")
 sleep 1
 
-serve ib_write_bw -d rxe_rail0 -x 1 -s "$size" -t "$depth" -D "$secs" -F
-out=$(bash $lab exec node-a -- timeout $((secs + 60)) "${perf_stat[@]}" ib_write_bw -d rxe_rail0 \
-	-x 1 -s "$size" -t "$depth" -D "$secs" -F "$srv" 2>&1)
+# About secs at the stream's rate: the messages the stream moved, at least 100.
+iters=$((ours_msgs > 100 ? ours_msgs : 100))
+serve ib_write_bw -d rxe_rail0 -x 1 -s "$size" -t "$depth" -n "$iters" -F
+out=$(bash $lab exec node-a -- timeout $((secs * 4 + 60)) "${perf_stat[@]}" ib_write_bw -d rxe_rail0 \
+	-x 1 -s "$size" -t "$depth" -n "$iters" -F "$srv" 2>&1)
 msgs=$(awk -v s="$size" '$1 == s && NF >= 5 { n = $2 } END { print n + 0 }' <<<"$out")
 ib=$(per_msg "$out" "${msgs:-0}")
 
