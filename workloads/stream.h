@@ -7,7 +7,9 @@
 #define WS_STREAM_H
 
 #include <signal.h>
+#include <stdint.h>
 
+#include "common/units.h"
 #include "workloads/stream_args.h"
 
 /* Heartbeat period on each standby rail. */
@@ -38,6 +40,21 @@
 extern volatile sig_atomic_t ws_stop_signal;
 /* SIGINT/SIGTERM set ws_stop_signal (no SA_RESTART: poll() returns EINTR); SIGPIPE ignored. */
 int ws_signals_install(void);
+
+/*
+ * A poll() timeout that wakes at deadline: the time left rounded up to a whole
+ * millisecond (rounded down, the last millisecond before it would be a timeout
+ * of 0, a spin), at most cap; 0 once deadline has passed.
+ */
+static inline int ws_timeout_ms(uint64_t now, uint64_t deadline, int cap)
+{
+	uint64_t ms;
+
+	if (deadline <= now)
+		return 0;
+	ms = (deadline - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC;
+	return ms < (uint64_t)cap ? (int)ms : cap;
+}
 
 /* Run a role until stopped; return the process exit status. */
 int ws_client_run(const struct ws_opts *o);

@@ -697,14 +697,11 @@ static int ws_cl_poll_once(struct ws_client *cl, uint64_t next_iv)
 		n++;
 	}
 	timeout = WS_POLL_MS;
-	/* Rounded up, as below: a timeout of 0 before the interval's end spins. */
-	if (cl->started && next_iv > now &&
-	    (next_iv - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC < WS_POLL_MS)
-		timeout = (int)((next_iv - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC);
-	/* --rate: wake when the next message may go (rounded up: never early and spinning) */
-	if (cl->pace_next_ns > now &&
-	    (cl->pace_next_ns - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC < (uint64_t)timeout)
-		timeout = (int)((cl->pace_next_ns - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC);
+	if (cl->started && next_iv > now)
+		timeout = ws_timeout_ms(now, next_iv, timeout);
+	/* --rate: wake when the next message may go (a stale time past is not a reason to spin) */
+	if (cl->pace_next_ns > now)
+		timeout = ws_timeout_ms(now, cl->pace_next_ns, timeout);
 	if (!busy)
 		timeout = 0;
 	nready = poll(pfd, (nfds_t)n, timeout);

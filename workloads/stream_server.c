@@ -619,12 +619,7 @@ static int ws_srv_loop(struct ws_server *s)
 			n++;
 		}
 		now = rc_now_ns();
-		/* Rounded up: a timeout of 0 before the interval's end would spin. */
-		timeout = next_iv > now
-			      ? (int)((next_iv - now + RC_NSEC_PER_MSEC - 1) / RC_NSEC_PER_MSEC)
-			      : 0;
-		if (timeout > WS_POLL_MS)
-			timeout = WS_POLL_MS;
+		timeout = ws_timeout_ms(now, next_iv, WS_POLL_MS);
 		ret = poll(pfd, (nfds_t)n, timeout);
 		if (ret < 0 && errno != EINTR) {
 			rc_err("poll: %s", strerror(errno));
