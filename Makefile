@@ -8,9 +8,9 @@
 #                 overlapped where that is safe, with each phase's time (tests/run-all.sh)
 #   make fuzz     libFuzzer harnesses, FUZZ_SECONDS (60) each
 #   make demo     boot the lab, run the default drill, print where the report is
-#   make bench    workload bandwidth against ib_write_bw (and qperf) on the same lab link, the verbs
-#                 shim's cost when nothing is armed, and the injection latency against a
-#                 bare ip link set (bench/inject.sh)
+#   make bench    workload bandwidth against ib_write_bw (and qperf) on the same lab link, syscalls
+#                 per message (bench/syscalls.sh), the verbs shim's cost when nothing is armed,
+#                 and the injection latency against a bare ip link set (bench/inject.sh)
 #   make bench-fleet  one coordinator and 10, 100, 1000 real agents on this machine (mutual TLS,
 #                 a network namespace of its own): connect, clocks, no-op requests, a link_down
 #                 fanned out to all and reverted, leases, the agents' idle cost (bench/fleet.sh)

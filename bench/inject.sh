@@ -9,14 +9,14 @@
 # x 2 rails at least; bench/run.sh boots one); every fault is reverted before the next round.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 70
-lab=lab/lab.sh
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 rounds=${BENCH_INJECT_ROUNDS:-5}
 node="node-b"
 rail=1
 netdev=rail$rail
 share=${RDMACHAOS_LAB_DIR:-$PWD/build/lab}/run/$node
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 addr=$(bash $lab status --json 2>/dev/null | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .agent // empty')
 if [ -z "$addr" ] || [ ! -d "$share" ]; then

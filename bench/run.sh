@@ -32,7 +32,8 @@
 # 1024); it is put back after.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 70
-lab=lab/lab.sh
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 size=${BENCH_MSG_SIZE:-65536}
 depth=${BENCH_QUEUE_DEPTH:-16}
 secs=${BENCH_SECONDS:-10}
@@ -75,11 +76,6 @@ if [ -n "$mtu" ]; then
 		ibv_devinfo -d rxe_rail0 | awk '/active_mtu/ {print $2}')"
 fi
 
-run_bg() { # node cmd...: start in the guest, detached, output into its share
-	local node=$1 out=$2
-	shift 2
-	bash $lab exec "$node" -- sh -c "$* > /run/rdmachaos-share/$out 2>&1 < /dev/null &"
-}
 
 # got MIB OUT WHY...: a run's result. Prints MIB after a second's pause (the lab settles between
 # runs); when MIB is empty or null, says WHY and the tool's output OUT on stderr and returns 1.
@@ -179,10 +175,6 @@ if [ "${BENCH_QPERF:-1}" != 0 ]; then
 	fi
 fi
 
-# ratio A B: A / B to three places, 0 when B is not positive; positive X: X > 0
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }'; }
-positive() { awk -v x="$1" 'BEGIN { exit !(x > 0) }'; }
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 
 shim_env=(LD_PRELOAD="$PWD/build/librdmachaos-verbs.so" RDMACHAOS_SHIM_SOCK=/run/rdmachaos-bench-shim.sock)
 [ -f build/librdmachaos-verbs.so ] || { echo "bench: build/librdmachaos-verbs.so is missing (make)" >&2; exit 1; }

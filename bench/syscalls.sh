@@ -7,14 +7,15 @@
 # messages its bandwidth counts (its `send_msgs` also counts the up to 1024 writes still in
 # flight when it stops); ib_write_bw's iterations, run for a count of them (-n) rather than a
 # duration, since with -D perftest counts only the middle of the run. The count covers each
-# client's whole life, its connection set-up included, so the figures are a little high. On Soft-RoCE every doorbell, completion-event
-# read and re-arm is a syscall, and each costs the guest's emulated CPU: the stream against
-# qperf waiting is like against like (the stream's per-message syscalls were halved once,
-# docs/PERFORMANCE.md). Needs the lab that is up and perf in the guests (make deps installs
+# client's whole life, its connection set-up included, so the figures are a little high. On
+# Soft-RoCE every doorbell, completion-event read and re-arm is a syscall, and each costs the
+# guest's emulated CPU: the stream against qperf waiting is like against like (the stream's
+# per-message syscalls were halved once, docs/PERFORMANCE.md). Needs the lab that is up and perf in the guests (make deps installs
 # linux-perf); without perf it says so and exits 0. SIZE DEPTH SECS SERVER_ADDR as arguments.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 70
-lab=lab/lab.sh
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 size=$1 depth=$2 secs=$3 srv=$4
 perf_stat=(perf stat "-x," -e raw_syscalls:sys_enter --)
 
@@ -28,8 +29,8 @@ per_msg() {
 	awk -F, -v m="$2" '$3 == "raw_syscalls:sys_enter" && $1 ~ /^[0-9]+$/ && m > 0 {
 		printf "%.2f", $1 / m }' <<<"$1"
 }
-serve() { # node-b's side, detached, killed by the caller
-	bash $lab exec node-b -- sh -c "$* > /dev/null 2>&1 < /dev/null &"
+serve() { # node-b's side, detached (its output in bench-syscalls-server.out), killed by the caller
+	run_bg node-b bench-syscalls-server.out "$@"
 	sleep 2
 }
 
@@ -65,8 +66,7 @@ ib=$(per_msg "$out" "${msgs:-0}")
 printf 'bench: syscalls per message at %s B, one %ss run each, on node-a: rdmachaos-stream %s, qperf waiting %s, ib_write_bw %s' \
 	"$size" "$secs" "${ours:--}" "${qperf:--}" "${ib:--}"
 if [ -n "$ours" ] && [ -n "$qperf" ]; then
-	printf '; rdmachaos-stream / qperf waiting = %s\n' \
-		"$(awk -v a="$ours" -v b="$qperf" 'BEGIN { printf "%.3f", (b > 0 ? a / b : 0) }')"
+	printf '; rdmachaos-stream / qperf waiting = %s\n' "$(ratio "$ours" "$qperf")"
 else
 	printf ' (a run printed no count or no messages)\n'
 fi
