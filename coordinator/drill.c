@@ -1456,7 +1456,8 @@ static enum ev_verdict drill_judge(struct drill *d, struct ev_integrity *in, jso
 	unsigned int i;
 
 	drill_job_judge(d, job_probs); /* its reasons (a path not checked) before they are read */
-	if (!d->baseline_done && d->fl.t0_ns)
+	/* no baseline on a clock that started before any traffic could (a job never ready) */
+	if (!d->baseline_done && d->fl.t0_ns && (d->job.t0_set || !d->job.t0_early))
 		ev_baseline(d->fl.events, (double)d->sc.warmup_ms,
 			    (double)(d->sc.warmup_ms + d->sc.baseline_ms), &d->baseline);
 	for (i = 0; i < d->sc.nr_faults; i++) {

@@ -334,6 +334,14 @@ int drill_job_start(struct drill *d, struct drill_flow *f)
 		d->job.commands = json_array();
 	if (!d->job.restarts)
 		d->job.restarts = json_array();
+	/*
+	 * Until the job says it is ready (which sets the drill's t0), its clock runs from here:
+	 * a rank that exits before then is timed from its start, not from this host's boot.
+	 */
+	if (!d->fl.t0_ns) {
+		fleet_set_t0(&d->fl, rc_now_ns());
+		d->job.t0_early = true;
+	}
 	d->job.starting = true;
 	d->job.start_try = 1;
 	do

@@ -42,6 +42,7 @@ struct drill_job {
 	int pid[SC_JOB_MAX_RANKS];	   /* the rank's current process (the agent's answer) */
 	bool stopping[SC_JOB_MAX_RANKS];   /* a restart is stopping it: its exit is no failure */
 	bool t0_set;			   /* the drill's clock started with the last rank */
+	bool t0_early;			   /* ...or, until then, with the job's start */
 	/* restarts (drill_job_restart.c): [{rank, node, exit_status, exit_ms, restart_ms, up_ms}]
 	 */
 	json_t *restarts;
