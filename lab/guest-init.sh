@@ -95,6 +95,41 @@ read -r napi_tx </sys/module/virtio_net/parameters/napi_tx 2>/dev/null || napi_t
 log "modules loaded at $(uptime_s) s (virtio_net napi_tx=$napi_tx)"
 [ "$napi_tx" = N ] || log "WARNING: virtio_net has TX NAPI (napi_tx=$napi_tx): rxe's packets may wait for TX completions"
 mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || log "cgroup2 not mounted"
+
+# --- clock. Under TCG the guest's TSC ticks at the host's rate, but the kernel measures that rate
+# through an emulated vCPU: on a loaded host its first measure can be off, and the exact one taken
+# a second later is thrown away when it differs by more than 1% (arch/x86/kernel/tsc.c: no
+# "Refined TSC clocksource calibration" line then). The clocksource watchdog would move such a
+# TSC to HPET, but it skips its check while its own reads are slow, as on a loaded host. A clean-
+# clone make test saw a node's monotonic clock 77 s behind another's a few minutes after boot, and
+# Slurm refusing job credentials as expired (a miscalibrated TSC is the reading, not observed).
+# HPET counts QEMU's own clock, exactly, at the cost of a trap per read: a guest whose TSC was not
+# refined moves to it (RDMACHAOS_LAB_APPEND="tsc_early_khz=<3% off> tsc=nowatchdog" shows it).
+CLOCK=tsc
+clock_check() {
+	local cs=/sys/devices/system/clocksource/clocksource0 avail="" cur t detected
+	for ((t = 0; t < 100; t++)); do # the refinement runs a second after the TSC's first use
+		read -r cur <"$cs/current_clocksource" 2>/dev/null || return 0
+		[ "$cur" != tsc-early ] && break
+		sleep 0.1
+	done
+	read -r avail <"$cs/available_clocksource"
+	if [ "$cur" != tsc ]; then # kvm-clock, tsc-early still, or the watchdog moved it: no judging
+		CLOCK=$cur
+		return 0
+	fi
+	dmesg | grep -q 'tsc: Refined TSC clocksource calibration' && return 0
+	detected=$(dmesg | grep -o 'tsc: Detected [0-9.]* MHz' | tail -n 1) # tsc_early_khz= makes a second
+	for t in hpet acpi_pm; do
+		[[ " $avail " == *" $t "* ]] && echo "$t" >"$cs/current_clocksource" 2>/dev/null && break
+	done
+	read -r cur <"$cs/current_clocksource"
+	CLOCK="$cur (TSC not refined, ${detected#tsc: Detected })"
+	# the wall clock ran at the wrong rate until now: back to the RTC's (whole seconds)
+	hwclock --hctosys 2>/dev/null || log "hwclock --hctosys failed: the wall clock may be off"
+	log "WARNING: the kernel kept its first TSC calibration (${detected#tsc: }), which the host's load may have skewed; clock source now $cur"
+}
+clock_check
 mount -t configfs configfs /sys/kernel/config 2>/dev/null || true
 
 # --- network: name NICs by MAC (eth0 = control, railN = data rails)
@@ -300,7 +335,7 @@ for ((t = 0; t < 100; t++)); do
 	sleep 0.05
 done
 
-printf 'uptime=%s\nagent=%s\n' "$(uptime_s)" "$agent" >"$SHARE/ready.tmp"
+printf 'uptime=%s\nagent=%s\nclock=%s\n' "$(uptime_s)" "$agent" "$CLOCK" >"$SHARE/ready.tmp"
 mv "$SHARE/ready.tmp" "$SHARE/ready"
 echo "RDMACHAOS-GUEST-READY $NODE_NAME uptime=$(uptime_s) agent=$agent"
 idle_forever

@@ -24,6 +24,7 @@
 #   RDMACHAOS_LAB_CPU        QEMU's CPU model under TCG (default Westmere; KVM runs -cpu host)
 #   RDMACHAOS_LAB_NICE       niceness of the guests and switches (default 0; below 0 needs root)
 #   RDMACHAOS_LAB_NO_AGENT=1 do not start build/rdmachaos-agent in the guests
+#   RDMACHAOS_LAB_APPEND     more arguments for the guests' kernel command line
 #   RDMACHAOS_LAB_CMD        how hints name this command (default "rdmachaos lab")
 
 set -euo pipefail
@@ -511,7 +512,7 @@ start_qemu() { # index N R
 		# no_timer_check: the kernel's boot test of the IO-APIC timer counts ticks over a busy
 		# wait, which a TCG vCPU on a loaded host can outrun; it then panics ("IO-APIC + timer
 		# doesn't work!", seen in a clean-clone make test booting three labs at once).
-		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off no_timer_check rdmachaos.init=$LAB_SRC/guest-init.sh$KEEP"
+		-append "console=ttyS0 loglevel=5 panic=-1 mitigations=off no_timer_check rdmachaos.init=$LAB_SRC/guest-init.sh$KEEP${RDMACHAOS_LAB_APPEND:+ $RDMACHAOS_LAB_APPEND}"
 		-virtfs "local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$share,mount_tag=share,security_model=none,multidevs=remap"
 		-netdev "user,id=ctl,restrict=on,hostfwd=tcp:127.0.0.1:$(agent_port "$i")-:$GUEST_AGENT_PORT,hostfwd=tcp:127.0.0.1:$(exec_port "$i")-:$GUEST_EXEC_PORT${MONITORING:+,hostfwd=tcp:127.0.0.1:$(metrics_port "$i")-:$GUEST_METRICS_PORT}$([ -n "$SLURM" ] && [ "$i" = 0 ] && echo ",hostfwd=tcp:127.0.0.1:$(slurmctld_port)-:6817")"
@@ -932,7 +933,7 @@ cmd_up() {
 	done
 
 	# Wait for every node: share/ready from the guest init, then one round trip on its exec port.
-	local pending=() left agent deadline up_s next_progress waiting
+	local pending=() left agent deadline up_s next_progress waiting clock
 	for ((i = 0; i < n; i++)); do pending+=("$i"); done
 	deadline=$(awk -v a="$t0" -v b="$BOOT_TIMEOUT" 'BEGIN { printf "%d", a + b }')
 	next_progress=$(($(date +%s) + 30))
@@ -963,7 +964,9 @@ cmd_up() {
 				tail -n 20 "$RUN/$name/agent.out" "$RUN/$name/agent.log" 2>/dev/null | sed 's/^/    /' >&2
 				die "$name: agent failed (set RDMACHAOS_LAB_NO_AGENT=1 to boot without it)"
 			fi
-			msg "$name ready in $(since "$t0") s (guest uptime $up_s s, agent: $agent)"
+			clock=$(sed -n 's/^clock=//p' "$RUN/$name/ready") # named when not the TSC
+			[ "$clock" != tsc ] || clock=
+			msg "$name ready in $(since "$t0") s (guest uptime $up_s s, agent: $agent${clock:+, clock: $clock})"
 		done
 		pending=("${left[@]+"${left[@]}"}")
 		[ "${#pending[@]}" -eq 0 ] && break
