@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Picks the tightest `time` exchange and turns it into an offset with an error bound. */
+/* Picks the tightest `time` exchange and turns it into an offset with an error bound; drift. */
 #include <errno.h>
 #include <stddef.h>
 
@@ -25,4 +25,12 @@ int clk_estimate(const struct clk_sample *s, unsigned int n, struct clk_estimate
 	    (double)best->t_agent_ns - ((double)best->t_send_ns + (double)best->t_recv_ns) / 2.0;
 	e->samples = usable;
 	return 0;
+}
+
+void clk_drift(const struct clk_estimate *before, const struct clk_estimate *after,
+	       double elapsed_ns, struct clk_drift *out)
+{
+	out->drift_ns = after->offset_ns - before->offset_ns;
+	out->bound_ns = before->uncertainty_ns + after->uncertainty_ns;
+	out->ppm = elapsed_ns > 0 ? out->drift_ns / elapsed_ns * 1e6 : 0;
 }

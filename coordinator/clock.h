@@ -33,4 +33,19 @@ static inline double clk_to_local_ns(const struct clk_estimate *e, uint64_t agen
 	return (double)agent_ns - e->offset_ns;
 }
 
+/*
+ * How far an agent's clock moved against the coordinator's between two estimates: a drift beyond
+ * what their uncertainties allow means the agent's clock runs at another rate, and every time
+ * measured from its events is off by up to that much.
+ */
+struct clk_drift {
+	double
+	    drift_ns; /* after.offset - before.offset: positive when the agent's clock ran fast */
+	double bound_ns; /* how much of that the two estimates' uncertainties explain */
+	double ppm;	 /* drift_ns per elapsed_ns, in millionths */
+};
+
+void clk_drift(const struct clk_estimate *before, const struct clk_estimate *after,
+	       double elapsed_ns, struct clk_drift *out);
+
 #endif

@@ -30,8 +30,6 @@
 
 volatile int drill_stop_requested;
 
-#define DRILL_CLOCK_SAMPLES 8
-
 double drill_now_ms(const struct drill *d)
 {
 	return ((double)rc_now_ns() - (double)d->fl.t0_ns) / 1e6;
@@ -1443,6 +1441,7 @@ static void drill_execute(struct drill *d)
 	drill_stop_workloads(d);
 	drill_sched_cleanup(d);
 	drill_revert_all(d);
+	drill_check_clocks(d);
 }
 
 /* Each fault's measures, the evidence's gaps, integrity, alert coverage: the verdict. */

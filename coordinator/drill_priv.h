@@ -139,6 +139,10 @@ typedef bool (*drill_event_match_fn)(json_t *ev, void *arg);
 /* from: the index in the drill's events of the first event to look at */
 int drill_await_event(struct drill *d, size_t from, uint64_t timeout_ms, drill_event_match_fn match,
 		      void *arg, json_t **found);
+#define DRILL_CLOCK_SAMPLES 8 /* `time` exchanges per agent and alignment */
+
+/* Aligns the clocks again at the drill's end: a node whose clock drifted makes it inconclusive. */
+void drill_check_clocks(struct drill *d);
 void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int drill_rail_addr(struct drill *d, const char *node, int rail, char *buf, size_t len);

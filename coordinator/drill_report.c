@@ -501,7 +501,7 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 {
 	const struct sc_workload *w = &d->sc.workload;
 	const struct sc_expect *x = &d->sc.expect;
-	json_t *r = json_object(), *clock = json_array(), *faults = json_array(), *rails;
+	json_t *r = json_object(), *clock = json_array(), *faults = json_array(), *rails, *node;
 	double first_inj = -1, last_rev = -1;
 	char ts[64];
 	unsigned int i;
@@ -528,11 +528,16 @@ static json_t *drill_report_doc(struct drill *d, enum ev_verdict v, json_t *reas
 
 		if (!a->clock_known)
 			continue;
-		json_array_append_new(
-		    clock, json_pack("{s:s,s:f,s:f,s:f,s:i}", "name", a->name, "offset_us",
-				     a->clock.offset_ns / 1e3, "uncertainty_us",
-				     a->clock.uncertainty_ns / 1e3, "rtt_us", a->clock.rtt_ns / 1e3,
-				     "samples", (int)a->clock.samples));
+		node = json_pack("{s:s,s:f,s:f,s:f,s:i}", "name", a->name, "offset_us",
+				 a->clock.offset_ns / 1e3, "uncertainty_us",
+				 a->clock.uncertainty_ns / 1e3, "rtt_us", a->clock.rtt_ns / 1e3,
+				 "samples", (int)a->clock.samples);
+		if (node && a->drift_known) /* from the second alignment, at the drill's end */
+			json_object_update_new(
+			    node, json_pack("{s:f,s:f,s:f}", "drift_us", a->drift.drift_ns / 1e3,
+					    "drift_bound_us", a->drift.bound_ns / 1e3, "drift_ppm",
+					    a->drift.ppm));
+		json_array_append_new(clock, node);
 	}
 	json_object_set_new(r, "clock", json_pack("{s:o}", "nodes", clock));
 

@@ -399,14 +399,16 @@ out:
 	return ret;
 }
 
-int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t errlen)
+/* The exchanges of both callers; stop_on_error: the first failed round ends them. */
+static int fleet_time_rounds(struct fleet *fl, unsigned int samples, bool stop_on_error,
+			     struct clk_estimate *est, char *err, size_t errlen)
 {
 	struct clk_sample *s = calloc((size_t)fl->nr_agents * samples, sizeof(*s));
 	json_t **results = calloc(fl->nr_agents, sizeof(*results));
 	char(*errs)[256] = calloc(fl->nr_agents, sizeof(*errs));
 	json_t *req = json_pack("{s:s}", "op", "time");
 	unsigned int i, k;
-	int ret = -ENOMEM;
+	int ret = -ENOMEM, first = 0;
 
 	if (!s || !results || !errs || !req)
 		goto out;
@@ -427,6 +429,8 @@ int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t
 					snprintf(err, errlen, "%s",
 						 errs[i][0] ? errs[i] : "bad time answer");
 				json_decref(results[i]);
+				/* an unanswered round stays unusable: t_recv 0 < t_send */
+				s[i * samples + k] = (struct clk_sample){.t_send_ns = t_send};
 				continue;
 			}
 			s[i * samples + k] = (struct clk_sample){
@@ -436,25 +440,52 @@ int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t
 			};
 			json_decref(results[i]);
 		}
-		if (ret)
+		if (ret && !first)
+			first = ret;
+		if (ret && stop_on_error)
 			goto out;
 	}
-	for (i = 0; i < fl->nr_agents; i++) {
-		struct fl_agent *a = &fl->agents[i];
-
-		ret = clk_estimate(&s[i * samples], samples, &a->clock);
-		if (ret) {
-			snprintf(err, errlen, "%s: clock alignment failed: no usable sample",
-				 a->name);
-			goto out;
-		}
-		a->clock_known = true;
-	}
-	ret = 0;
+	for (i = 0; i < fl->nr_agents; i++)
+		if (clk_estimate(&s[i * samples], samples, &est[i]))
+			est[i] = (struct clk_estimate){0};
+	ret = first;
 out:
 	json_decref(req);
 	free(s);
 	free(results);
 	free(errs);
+	return ret;
+}
+
+int fleet_sample_clocks(struct fleet *fl, unsigned int samples, struct clk_estimate *est, char *err,
+			size_t errlen)
+{
+	return fleet_time_rounds(fl, samples, false, est, err, errlen);
+}
+
+int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t errlen)
+{
+	struct clk_estimate *est = calloc(fl->nr_agents, sizeof(*est));
+	unsigned int i;
+	int ret = -ENOMEM;
+
+	if (!est)
+		return ret;
+	ret = fleet_time_rounds(fl, samples, true, est, err, errlen);
+	for (i = 0; i < fl->nr_agents && !ret; i++) {
+		struct fl_agent *a = &fl->agents[i];
+
+		if (!est[i].samples) {
+			snprintf(err, errlen, "%s: clock alignment failed: no usable sample",
+				 a->name);
+			ret = -EINVAL;
+			break;
+		}
+		a->clock = est[i];
+		a->clock_known = true;
+	}
+	if (!ret)
+		fl->aligned_ns = rc_now_ns();
+	free(est);
 	return ret;
 }

@@ -23,6 +23,8 @@ struct fl_agent {
 	bool connected;
 	struct clk_estimate clock;
 	bool clock_known;
+	struct clk_drift drift; /* since the alignment, when drift_known (drill_check_clocks) */
+	bool drift_known;
 	json_t *inventory; /* owned */
 	char control_if[32];
 	/* In-flight request, for fan-out calls. */
@@ -42,8 +44,9 @@ typedef void (*fl_event_cb)(json_t *event, void *arg);
 struct fleet {
 	struct fl_agent *agents;
 	unsigned int nr_agents;
-	uint64_t t0_ns; /* drill t0 on the coordinator clock; events get t_ms from it */
-	json_t *events; /* every event received, in arrival order (owned) */
+	uint64_t t0_ns;	     /* drill t0 on the coordinator clock; events get t_ms from it */
+	uint64_t aligned_ns; /* when fleet_align_clocks last succeeded */
+	json_t *events;	     /* every event received, in arrival order (owned) */
 	fl_event_cb on_event;
 	void *arg;
 	json_int_t next_id;
@@ -112,6 +115,14 @@ int fleet_pump(struct fleet *fl, int timeout_ms);
 
 /* `time` exchanges with every agent, `samples` each; fills a->clock. */
 int fleet_align_clocks(struct fleet *fl, unsigned int samples, char *err, size_t errlen);
+
+/*
+ * The same exchanges into est[nr_agents], leaving a->clock as it is: est[i].samples is 0 for an
+ * agent that gave no usable answer. Asks every agent even when one fails (0, or the first
+ * failure's -errno with err set).
+ */
+int fleet_sample_clocks(struct fleet *fl, unsigned int samples, struct clk_estimate *est, char *err,
+			size_t errlen);
 
 /* Maps an agent timestamp to ms from t0. */
 double fleet_agent_ms(const struct fleet *fl, const struct fl_agent *a, uint64_t agent_ns);

@@ -1153,18 +1153,26 @@ static void env_netdevs(FILE *f, const json_t *nodes, const struct rw_markup *m)
 static void env_clock(FILE *f, const json_t *r, const struct rw_markup *m)
 {
 	const json_t *clock = ru_get(r, "clock.nodes"), *n;
-	char b1[32], b2[32], b3[32], b4[32];
-	double u, worst = -1;
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+	double u, worst = -1, x;
+	bool drift = false;
 	size_t i;
 
 	if (!json_array_size(clock)) {
 		rw_para(f, m, "Clock offsets: not measured.");
 		return;
 	}
+	json_array_foreach(clock, i, n)
+		drift |= ru_num(n, "drift_us", &x);
 	rw_para(f, m,
 		"Clock alignment (node clock minus coordinator clock; events are placed on the "
 		"coordinator's clock with these offsets):");
-	rw_table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples", NULL);
+	if (drift) /* reports from before the second alignment have no drift */
+		rw_table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples",
+			 "Drift by the end", NULL);
+	else
+		rw_table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples",
+			 NULL);
 	json_array_foreach(clock, i, n) {
 		fputs(m->row.on, f);
 		rw_td(f, m, NULL, ru_str(n, "name"));
@@ -1173,6 +1181,12 @@ static void env_clock(FILE *f, const json_t *r, const struct rw_markup *m)
 			  ru_num_text(n, "uncertainty_us", 1, b2, sizeof(b2)));
 		rw_td_fmt(f, m, "num", "%s µs", ru_num_text(n, "rtt_us", 1, b3, sizeof(b3)));
 		rw_td_fmt(f, m, "num", "%s", ru_num_text(n, "samples", 0, b4, sizeof(b4)));
+		if (drift && ru_num(n, "drift_us", &x))
+			rw_td_fmt(f, m, "num", "%s µs (± %s µs)",
+				  ru_num_text(n, "drift_us", 1, b5, sizeof(b5)),
+				  ru_num_text(n, "drift_bound_us", 1, b6, sizeof(b6)));
+		else if (drift)
+			rw_td(f, m, "num", "not measured");
 		fputs(m->row.off, f);
 		if (ru_num(n, "uncertainty_us", &u) && u > worst)
 			worst = u;
@@ -1184,6 +1198,12 @@ static void env_clock(FILE *f, const json_t *r, const struct rw_markup *m)
 		    "%sWorst uncertainty ± %.1f µs: differences between nodes' events finer than "
 		    "that are not meaningful.%s",
 		    m->para.on, worst, m->para.off);
+	if (drift)
+		rw_para(
+		    f, m,
+		    "Drift: the offset measured again at the drill's end, minus the one above; "
+		    "beyond what the two alignments' uncertainties explain, it is how far that "
+		    "node's clock ran from this host's, and how far its events may be misplaced.");
 }
 
 /* "Nodes picked by label from FILE (N nodes): victim = node-b (rack=r1; 1 of 2 that match)." */

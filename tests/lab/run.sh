@@ -401,6 +401,7 @@ common_checks=(
 	'.workload.baseline.throughput_mbps > 0'
 	'.workload.integrity.lost == 0 and .workload.integrity.corrupted == 0'
 	'(.clock.nodes | length) == 2'
+	'all(.clock.nodes[]; .drift_us | type == "number")'
 	'(.environment.nodes[0].devices | length) >= 2'
 	'all(.faults[]; .failback | type == "object")'
 )
@@ -408,8 +409,11 @@ common_checks=(
 # Ctrl-C in the middle of a fault: the drill must revert it, verify, and say
 # inconclusive (exit 2); the link must really be up again on the node.
 # interrupted_run: the link-down drill, SIGINT once its fault is in; its exit code.
+# node-a's clock runs 1% slow meanwhile (adjtimex): the drill's second clock alignment must
+# name it.
 interrupted_run() {
 	local log=$out/interrupted.log pid i
+	lab exec node-a -- "python3 $PWD/tests/lab/clock_tick.py 9900" || return
 	build/rdmachaos run scenarios/link-down.yaml --lab --out "$out/interrupted" 2>"$log" &
 	pid=$!
 	for ((i = 0; i < 900; i++)); do
@@ -420,6 +424,10 @@ interrupted_run() {
 	sleep 1
 	kill -INT "$pid" 2>/dev/null
 	wait "$pid"
+	i=$?
+	lab exec node-a -- "python3 $PWD/tests/lab/clock_tick.py 10000" >/dev/null ||
+		echo "interrupted: node-a's clock tick was not set back (the drills after this one will say clock drift)"
+	return "$i"
 }
 
 interrupted() {
@@ -446,6 +454,17 @@ interrupted() {
 	jq -e '.verdict == "inconclusive" and .cleanup.verified == true and
 		(.faults[0].reverted_ms != null)' "$out/interrupted/report.json" >/dev/null ||
 		{ echo "interrupted: report.json does not show a verified revert"; ok=1; }
+	# 1% of the 10-20 s it ran is 100-200 ms: far past the 20 ms the drill lets pass
+	if jq -e 'any(.reasons[]; test("^clock drift: node-a.s clock moved -")) and
+		(.clock.nodes[] | select(.name == "node-a") | .drift_us < -50000) and
+		(.clock.nodes[] | select(.name == "node-b") | .drift_us | fabs < 20000)' \
+		"$out/interrupted/report.json" >/dev/null; then
+		echo "interrupted: node-a's slowed clock named: $(jq -r '.reasons[] | select(startswith("clock drift"))' "$out/interrupted/report.json")"
+	else
+		echo "interrupted: node-a's clock ran 1% slow, and report.json does not say so:" \
+			"$(jq -c '.clock.nodes' "$out/interrupted/report.json")"
+		ok=1
+	fi
 	# shellcheck disable=SC2016 # expanded in the guest
 	lab exec node-b -- 'read -r s </sys/class/net/rail0/operstate; echo "$s"' | grep -qx up ||
 		{ echo "interrupted: rail0 on node-b is not up after the drill"; ok=1; }

@@ -51,12 +51,31 @@ static void test_no_usable_sample(void **state)
 	assert_int_equal(clk_estimate(&bad, 1, &e), -EINVAL);
 }
 
+static void test_drift(void **state)
+{
+	/* a clock that lost 77 s in 300 s, and one that kept time within its bounds */
+	const struct clk_estimate before = {.offset_ns = -5e9, .uncertainty_ns = 3e5},
+				  slow = {.offset_ns = -82e9, .uncertainty_ns = 4e5},
+				  sound = {.offset_ns = -5e9 + 5e5, .uncertainty_ns = 4e5};
+	struct clk_drift dr;
+
+	clk_drift(&before, &slow, 300e9, &dr);
+	assert_true(dr.drift_ns == -77e9);
+	assert_true(dr.bound_ns == 7e5);
+	assert_true(dr.ppm > -256667 && dr.ppm < -256666);
+	clk_drift(&before, &sound, 300e9, &dr);
+	assert_true(dr.drift_ns <= dr.bound_ns && dr.drift_ns > 0);
+	clk_drift(&before, &sound, 0, &dr); /* no time between them: no rate */
+	assert_true(dr.ppm == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_min_rtt_wins),
 	    cmocka_unit_test(test_asymmetric_delay_within_bound),
 	    cmocka_unit_test(test_no_usable_sample),
+	    cmocka_unit_test(test_drift),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

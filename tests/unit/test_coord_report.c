@@ -51,7 +51,10 @@ static const char FULL[] =
     "     \"rdma_core\": \"44.0\", \"devices\": []}]},"
     " \"clock\": {\"nodes\": [{\"name\": \"node-a\", \"offset_us\": 123.4, \"uncertainty_us\": "
     "250.0,"
-    "   \"rtt_us\": 500.0, \"samples\": 8}]},"
+    "   \"rtt_us\": 500.0, \"samples\": 8, \"drift_us\": -12.5, \"drift_bound_us\": 900.0, "
+    "\"drift_ppm\": -0.4},"
+    "   {\"name\": \"node-b\", \"offset_us\": -7.0, \"uncertainty_us\": 200.0, "
+    "\"rtt_us\": 400.0, \"samples\": 8}]},"
     " \"workload\": {\"kind\": \"rdma_stream\", \"from\": \"node-a\", \"to\": \"node-b\", \"op\": "
     "\"write\","
     "   \"msg_size\": 65536, \"queue_depth\": 8, \"rails\": [0, 1], \"qp\": {\"timeout\": 14, "
@@ -262,7 +265,9 @@ static void test_full_report(void **state)
 		 "PFC/DCB: the enabled PFC priorities and the ETS configuration are not reported "
 		 "by the agents; storm prevention and the pause counters they poll are shown per "
 		 "netdev.");
-	has_line(md, "| node-a | 123.4 µs | ± 250.0 µs | 500.0 µs | 8 |");
+	has_line(md, "| node-a | 123.4 µs | ± 250.0 µs | 500.0 µs | 8 | -12.5 µs (± 900.0 µs) |");
+	/* a node the end's alignment did not reach */
+	has_line(md, "| node-b | -7.0 µs | ± 200.0 µs | 400.0 µs | 8 | not measured |");
 	has_line(md, "Worst uncertainty ± 250.0 µs: differences between nodes' events finer than "
 		     "that are not meaningful.");
 	has_line(md, "| rail0-down | link_down | node-b rail 0 netdev rail0 device rxe_rail0 | — | "
