@@ -107,7 +107,7 @@ mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null || log "cgroup2 not mounted"
 # refined moves to it (RDMACHAOS_LAB_APPEND="tsc_early_khz=<3% off> tsc=nowatchdog" shows it).
 CLOCK=tsc
 clock_check() {
-	local cs=/sys/devices/system/clocksource/clocksource0 avail="" cur t detected
+	local cs=/sys/devices/system/clocksource/clocksource0 avail="" cur t detected rtc
 	for ((t = 0; t < 100; t++)); do # the refinement runs a second after the TSC's first use
 		read -r cur <"$cs/current_clocksource" 2>/dev/null || return 0
 		[ "$cur" != tsc-early ] && break
@@ -125,8 +125,10 @@ clock_check() {
 	done
 	read -r cur <"$cs/current_clocksource"
 	CLOCK="$cur (TSC not refined, ${detected#tsc: Detected })"
-	# the wall clock ran at the wrong rate until now: back to the RTC's (whole seconds)
-	hwclock --hctosys 2>/dev/null || log "hwclock --hctosys failed: the wall clock may be off"
+	# the wall clock ran at the wrong rate until now: back to the RTC's (whole seconds; sysfs
+	# and date rather than hwclock, which Debian 12 moved to util-linux-extra)
+	read -r rtc </sys/class/rtc/rtc0/since_epoch && date -u -s "@$rtc" >/dev/null ||
+		log "the wall clock was not set from the RTC: it may be off"
 	log "WARNING: the kernel kept its first TSC calibration (${detected#tsc: }), which the host's load may have skewed; clock source now $cur"
 }
 clock_check
