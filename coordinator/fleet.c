@@ -399,20 +399,29 @@ out:
 	return ret;
 }
 
-/* The exchanges of both callers; stop_on_error: the first failed round ends them. */
+/*
+ * The exchanges of both callers. stop_on_error: the first failed round ends them (alignment);
+ * otherwise an agent that fails one is asked no more, so a hung agent costs one timeout.
+ */
 static int fleet_time_rounds(struct fleet *fl, unsigned int samples, bool stop_on_error,
 			     struct clk_estimate *est, char *err, size_t errlen)
 {
 	struct clk_sample *s = calloc((size_t)fl->nr_agents * samples, sizeof(*s));
 	json_t **results = calloc(fl->nr_agents, sizeof(*results));
 	char(*errs)[256] = calloc(fl->nr_agents, sizeof(*errs));
+	bool *who = calloc(fl->nr_agents, sizeof(*who));
 	json_t *req = json_pack("{s:s}", "op", "time");
-	unsigned int i, k;
+	unsigned int i, k, asked = fl->nr_agents;
 	int ret = -ENOMEM, first = 0;
 
-	if (!s || !results || !errs || !req)
+	if (!s || !results || !errs || !who || !req)
 		goto out;
-	for (k = 0; k < samples; k++) {
+	/* every sample unusable (t_recv < t_send) until an answer fills it */
+	for (i = 0; i < fl->nr_agents * samples; i++)
+		s[i].t_send_ns = 1;
+	for (i = 0; i < fl->nr_agents; i++)
+		who[i] = true;
+	for (k = 0; k < samples && asked; k++) {
 		/*
 		 * All agents at once: each answer is timed on its own arrival, and
 		 * the send time is taken just before the fan-out, so a slow agent
@@ -420,17 +429,19 @@ static int fleet_time_rounds(struct fleet *fl, unsigned int samples, bool stop_o
 		 */
 		uint64_t t_send = rc_now_ns();
 
-		ret = fleet_call_many(fl, NULL, req, 5000, results, errs);
+		ret = fleet_call_many(fl, who, req, 5000, results, errs);
 		for (i = 0; i < fl->nr_agents; i++) {
 			json_t *t = json_object_get(results[i], "t_ns");
 
+			if (!who[i])
+				continue;
 			if (!results[i] || !json_is_integer(t)) {
 				if (!err[0])
 					snprintf(err, errlen, "%s",
 						 errs[i][0] ? errs[i] : "bad time answer");
 				json_decref(results[i]);
-				/* an unanswered round stays unusable: t_recv 0 < t_send */
-				s[i * samples + k] = (struct clk_sample){.t_send_ns = t_send};
+				who[i] = false;
+				asked--;
 				continue;
 			}
 			s[i * samples + k] = (struct clk_sample){
@@ -454,6 +465,7 @@ out:
 	free(s);
 	free(results);
 	free(errs);
+	free(who);
 	return ret;
 }
 
