@@ -75,7 +75,17 @@ fi
 
 # 2. a job across both nodes
 out=$(lab exec node-a -- "$S timeout 60 srun -N2 hostname" 2>&1 | sort | tr '\n' ' ')
-[ "$out" = "node-a node-b " ] && ok "srun -N2 hostname: $out" || bad "srun -N2 hostname: '$out'"
+if [ "$out" = "node-a node-b " ]; then
+	ok "srun -N2 hostname: $out"
+else
+	# Slurm refuses a job credential older than cred_expire (30 s in the lab) by the clock of
+	# the node that checks it: say how far the nodes' wall clocks are apart
+	clocks=""
+	for n in node-a node-b; do
+		clocks+="$n $(lab exec "$n" -- 'date +%s.%N' 2>&1) (host $(date +%s.%N)) "
+	done
+	bad "srun -N2 hostname: '$out' (wall clocks: $clocks)"
+fi
 
 # 3. the health check on node-b: healthy; rail0 down drains node-b only; back up resumes it
 HC="$S $REPO/build/rdmachaos-healthcheck --config /tmp/hc.yaml --state-dir /tmp/hc-state"
