@@ -37,7 +37,7 @@ double drill_now_ms(const struct drill *d)
 
 void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[1024];
 	va_list ap;
 
 	va_start(ap, fmt);

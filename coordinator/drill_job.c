@@ -153,6 +153,35 @@ int drill_job_ready_event(const json_t *ev, const char *node, int pid, const reg
 	return !strcmp(type, "line") && text && !regexec(re, text, 0, NULL, 0);
 }
 
+#define DJ_LAST_LINES 3	       /* what a reason quotes of a rank's output */
+#define DJ_LAST_LINE_CHARS 120 /* of each line */
+
+void drill_job_last_lines(const struct drill *d, const char *node, size_t from, char *buf,
+			  size_t len)
+{
+	const char *lines[DJ_LAST_LINES];
+	unsigned int n = 0;
+	size_t k, used;
+
+	buf[0] = '\0';
+	for (k = json_array_size(d->fl.events); k-- > from && n < DJ_LAST_LINES;) {
+		const json_t *ev = json_array_get(d->fl.events, k);
+		const char *text = json_string_value(json_object_get(ev, "text"));
+
+		if (text && text[0] &&
+		    !strcmp(json_string_value(json_object_get(ev, "type")) ?: "", "line") &&
+		    !strcmp(json_string_value(json_object_get(ev, "node")) ?: "", node) &&
+		    !strcmp(json_string_value(json_object_get(ev, "wl_id")) ?: "", DRILL_WL_ID))
+			lines[n++] = text;
+	}
+	if (!n)
+		return;
+	used = (size_t)snprintf(buf, len, "; its last line%s: ", n > 1 ? "s" : "");
+	while (n-- > 0 && used < len) /* oldest first */
+		used += (size_t)snprintf(buf + used, len - used, "'%.*s'%s", DJ_LAST_LINE_CHARS,
+					 lines[n], n ? " | " : "");
+}
+
 struct dj_ready {
 	const struct sc_job_rank *rank;
 	int pid;
@@ -299,12 +328,18 @@ static int dj_start_try(struct drill *d, struct drill_flow *f, bool *again)
 			*again = true;
 			return ret;
 		}
-		if (ret == -ECHILD)
+		if (ret == -ECHILD) {
+			char said[3 * (DJ_LAST_LINE_CHARS + 8) + 32];
+
+			fleet_pump(&d->fl, 200); /* its last lines may trail its exit */
+			drill_job_last_lines(d, j->ranks[i].node, from, said, sizeof(said));
 			drill_reason(d, true,
 				     "job rank %u on %s exited (status %d) before it said ready "
-				     "(/%s/)%s",
+				     "(/%s/)%s%s",
 				     i, j->ranks[i].node, status, j->ranks[i].ready,
-				     j->start_tries > 1 ? ", at every try of start_tries" : "");
+				     j->start_tries > 1 ? ", at every try of start_tries" : "",
+				     said);
+		}
 		if (ret)
 			return ret;
 		if (i == j->nr_ranks - 1 && !d->job.t0_set) {
@@ -756,7 +791,7 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 	    [SC_JOB_ANY] = "any", [SC_JOB_SUCCEED] = "succeed", [SC_JOB_SURVIVE] = "survive"};
 	const struct sc_job *j = d->sc.workload.job;
 	size_t nr_restarts = json_array_size(d->job.restarts);
-	char sentence[640] = "", restarts[96] = "";
+	char sentence[1280] = "", restarts[96] = "", said[512];
 	const char *failed;
 	unsigned int i;
 	bool ok = true;
@@ -780,23 +815,28 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 		bool early =
 		    d->job.exited[i] && (d->job.stop_ms < 0 || d->job.exit_ms[i] < d->job.stop_ms);
 
+		/* what it said last, unless a reason of its start said it already */
+		said[0] = '\0';
+		if (early && d->job.t0_set && !d->job.time_limit[i])
+			drill_job_last_lines(d, j->ranks[i].node, 0, said, sizeof(said));
 		if (j->outcome == SC_JOB_SURVIVE && early) {
 			ok = false;
-			snprintf(
-			    sentence, sizeof(sentence),
-			    "job: rank %u on %s exited (status %d) at %.1f s%s%s; the drill "
-			    "demands that it survive",
-			    i, j->ranks[i].node, d->job.exit_status[i], d->job.exit_ms[i] / 1000.0,
-			    d->job.time_limit[i] ? ", stopped at its time limit" : "", restarts);
+			snprintf(sentence, sizeof(sentence),
+				 "job: rank %u on %s exited (status %d) at %.1f s%s%s; the drill "
+				 "demands that it survive%s",
+				 i, j->ranks[i].node, d->job.exit_status[i],
+				 d->job.exit_ms[i] / 1000.0,
+				 d->job.time_limit[i] ? ", stopped at its time limit" : "",
+				 restarts, said);
 		} else if (j->outcome == SC_JOB_SUCCEED && !(early && !d->job.exit_status[i])) {
 			ok = false;
 			if (early)
 				snprintf(
 				    sentence, sizeof(sentence),
 				    "job: rank %u on %s failed (exit status %d at %.1f s%s); the "
-				    "drill demands that it succeed",
+				    "drill demands that it succeed%s",
 				    i, j->ranks[i].node, d->job.exit_status[i],
-				    d->job.exit_ms[i] / 1000.0, restarts);
+				    d->job.exit_ms[i] / 1000.0, restarts, said);
 			else
 				snprintf(
 				    sentence, sizeof(sentence),

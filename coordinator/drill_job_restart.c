@@ -77,7 +77,7 @@ static void djr_start_next(struct drill *d, double now_ms)
 		unsigned int i = (unsigned int)d->job.restart_rank;
 
 		/* its ready line may come while the start is being answered */
-		d->job.restart_seen = json_array_size(d->fl.events);
+		d->job.restart_seen = d->job.restart_from = json_array_size(d->fl.events);
 		if (drill_job_start_rank(d, f, i, err, sizeof(err))) {
 			snprintf(why, sizeof(why), "rank %u on %s did not start: %s", i,
 				 j->ranks[i].node, err);
@@ -98,7 +98,7 @@ static void djr_await_ready(struct drill *d, double now_ms)
 {
 	const struct sc_job *j = d->sc.workload.job;
 	unsigned int i = (unsigned int)d->job.restart_rank;
-	char why[640];
+	char why[1024], said[512];
 	json_t *ev = NULL;
 	regex_t re;
 	int seen = 0, status;
@@ -121,10 +121,11 @@ static void djr_await_ready(struct drill *d, double now_ms)
 			djr_start_next(d, now_ms);
 			return;
 		}
+		drill_job_last_lines(d, j->ranks[i].node, d->job.restart_from, said, sizeof(said));
 		snprintf(why, sizeof(why),
-			 "rank %u on %s exited (status %d) before it said ready (/%s/)%s", i,
+			 "rank %u on %s exited (status %d) before it said ready (/%s/)%s%s", i,
 			 j->ranks[i].node, status, j->ranks[i].ready,
-			 j->start_tries > 1 ? ", at every try of start_tries" : "");
+			 j->start_tries > 1 ? ", at every try of start_tries" : "", said);
 		djr_end(d, now_ms, why);
 	} else if (now_ms > d->job.restart_deadline_ms) {
 		snprintf(why, sizeof(why),

@@ -49,6 +49,7 @@ struct drill_job {
 	double restart_at_ms; /* the next restart is due then; -1 none */
 	int restart_rank;     /* the rank a restart waits to say ready; -1 none */
 	size_t restart_seen;  /* events looked at for its ready line */
+	size_t restart_from;  /* the events since that rank's start */
 	double restart_deadline_ms;
 	/* start_tries: the try of the start in progress (the first, or a restart's), and every try
 	 * that failed, [{rank, node, exit_status, t_ms, try}] */
@@ -156,6 +157,12 @@ int drill_job_start_rank(struct drill *d, struct drill_flow *f, unsigned int i, 
 void drill_job_stop_rank(struct drill *d, struct drill_flow *f, unsigned int i);
 /* ev is the node's rank's line matching re (1), the exit of its process pid (-1), or neither (0) */
 int drill_job_ready_event(const json_t *ev, const char *node, int pid, const regex_t *re);
+/*
+ * "; its last lines: 'A' | 'B'": the last (up to 3) lines the job printed on node from event
+ * index from on, for a reason that says why a rank ended; "" when it printed none.
+ */
+void drill_job_last_lines(const struct drill *d, const char *node, size_t from, char *buf,
+			  size_t len);
 /*
  * Rank i of a start exited (status) before its ready line: the try is recorded; with tries left
  * (start_tries) every rank is stopped and true returned, to start again from rank 0.

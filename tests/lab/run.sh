@@ -700,7 +700,7 @@ job_drills() {
 	drill start-tries tests/lab/drills/start-tries.yaml 1 \
 		'.schema == "rdmachaos.report/v1"' '.verdict == "fail"' \
 		'(.job.start_failures | length) == 2 and all(.job.start_failures[]; .rank == 1 and .node == "node-a") and ([.job.start_failures[].try] == [1, 2])' \
-		'any(.reasons[]; test("job rank 1 on node-a exited \\(status -?[0-9]+\\) before it said ready .*at every try of start_tries"))' \
+		'any(.reasons[]; test("job rank 1 on node-a exited \\(status -?[0-9]+\\) before it said ready .*at every try of start_tries; its last lines?: .+"))' \
 		'events:([.[] | select(.kind == "workload" and .type == "exit" and .node == "node-b")] | length) >= 2'
 	left_behind start-tries node-a node-b
 
