@@ -116,6 +116,10 @@ clock_check() {
 	read -r avail <"$cs/available_clocksource"
 	if [ "$cur" != tsc ]; then # kvm-clock, tsc-early still, or the watchdog moved it: no judging
 		CLOCK=$cur
+		case "$cur" in hpet | acpi_pm)
+			dmesg | grep -q 'Marking TSC unstable' && CLOCK="$cur (the kernel marked the TSC unstable)"
+			;;
+		esac
 		return 0
 	fi
 	dmesg | grep -q 'tsc: Refined TSC clocksource calibration' && return 0
