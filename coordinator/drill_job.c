@@ -329,7 +329,7 @@ static int dj_start_try(struct drill *d, struct drill_flow *f, bool *again)
 			return ret;
 		}
 		if (ret == -ECHILD) {
-			char said[3 * (DJ_LAST_LINE_CHARS + 8) + 32];
+			char said[DRILL_JOB_SAID_LEN];
 
 			fleet_pump(&d->fl, 200); /* its last lines may trail its exit */
 			drill_job_last_lines(d, j->ranks[i].node, from, said, sizeof(said));
@@ -791,7 +791,7 @@ static json_t *dj_judge_outcome(struct drill *d, json_t *problems)
 	    [SC_JOB_ANY] = "any", [SC_JOB_SUCCEED] = "succeed", [SC_JOB_SURVIVE] = "survive"};
 	const struct sc_job *j = d->sc.workload.job;
 	size_t nr_restarts = json_array_size(d->job.restarts);
-	char sentence[1280] = "", restarts[96] = "", said[512];
+	char sentence[1280] = "", restarts[96] = "", said[DRILL_JOB_SAID_LEN];
 	const char *failed;
 	unsigned int i;
 	bool ok = true;

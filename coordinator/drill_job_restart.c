@@ -98,7 +98,7 @@ static void djr_await_ready(struct drill *d, double now_ms)
 {
 	const struct sc_job *j = d->sc.workload.job;
 	unsigned int i = (unsigned int)d->job.restart_rank;
-	char why[1024], said[512];
+	char why[1024], said[DRILL_JOB_SAID_LEN];
 	json_t *ev = NULL;
 	regex_t re;
 	int seen = 0, status;

@@ -159,8 +159,10 @@ void drill_job_stop_rank(struct drill *d, struct drill_flow *f, unsigned int i);
 int drill_job_ready_event(const json_t *ev, const char *node, int pid, const regex_t *re);
 /*
  * "; its last lines: 'A' | 'B'": the last (up to 3) lines the job printed on node from event
- * index from on, for a reason that says why a rank ended; "" when it printed none.
+ * index from on, for a reason that says why a rank ended; "" when it printed none. A buffer of
+ * DRILL_JOB_SAID_LEN holds all three.
  */
+#define DRILL_JOB_SAID_LEN 512
 void drill_job_last_lines(const struct drill *d, const char *node, size_t from, char *buf,
 			  size_t len);
 /*

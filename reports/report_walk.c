@@ -1167,12 +1167,9 @@ static void env_clock(FILE *f, const json_t *r, const struct rw_markup *m)
 	rw_para(f, m,
 		"Clock alignment (node clock minus coordinator clock; events are placed on the "
 		"coordinator's clock with these offsets):");
-	if (drift) /* reports from before the second alignment have no drift */
-		rw_table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples",
-			 "Drift by the end", NULL);
-	else
-		rw_table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples",
-			 NULL);
+	/* reports from before the second alignment have no drift: no column (NULL ends the list) */
+	rw_table(f, m, "clock", "Node", "Offset", "Uncertainty", "Round trip", "Samples",
+		 drift ? "Drift by the end" : NULL, NULL);
 	json_array_foreach(clock, i, n) {
 		fputs(m->row.on, f);
 		rw_td(f, m, NULL, ru_str(n, "name"));

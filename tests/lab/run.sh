@@ -412,7 +412,7 @@ common_checks=(
 # node-a's clock runs 1% slow meanwhile (adjtimex): the drill's second clock alignment must
 # name it.
 interrupted_run() {
-	local log=$out/interrupted.log pid i
+	local log=$out/interrupted.log pid i rc
 	lab exec node-a -- "python3 $PWD/tests/lab/clock_tick.py 9900" || return
 	build/rdmachaos run scenarios/link-down.yaml --lab --out "$out/interrupted" 2>"$log" &
 	pid=$!
@@ -424,10 +424,10 @@ interrupted_run() {
 	sleep 1
 	kill -INT "$pid" 2>/dev/null
 	wait "$pid"
-	i=$?
+	rc=$?
 	lab exec node-a -- "python3 $PWD/tests/lab/clock_tick.py 10000" >/dev/null ||
 		echo "interrupted: node-a's clock tick was not set back (the drills after this one will say clock drift)"
-	return "$i"
+	return "$rc"
 }
 
 interrupted() {
