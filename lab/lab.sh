@@ -82,7 +82,9 @@ usage: lab.sh COMMAND [ARGS]   (also: $CMD COMMAND [ARGS])
         node-a, slurmd on every node, over a management network (198.51.100.0/24, NIC mgmt)
         that is no rail and no agent may fault; scontrol with SLURM_CONF from lab.json
         (docs/SLURM.md). --mgmt-faults: the agents may fault the management NIC too (the
-        drill of a cut management link, scenarios/slurm-mgmt-cut.yaml)
+        drill of a cut management link, scenarios/slurm-mgmt-cut.yaml). A lab that is up
+        is refused, unless a node's QEMU has exited (a guest kernel panic): that lab is
+        replaced, its consoles and logs kept in failed-run/
   status [--json]
         show the lab that is up; --json prints its state file (run/lab.json)
   exec NODE [--timeout S] -- CMD...
@@ -432,6 +434,18 @@ require_up() {
 
 pid_is_ours() { # pid: a live qemu/vde_switch of this lab's run dir
 	[ -n "$1" ] && [ -r "/proc/$1/cmdline" ] && tr '\0' ' ' <"/proc/$1/cmdline" | grep -qF -- "$RUN/"
+}
+
+# The nodes of the lab in $RUN whose QEMU is gone, space-separated ("" when all run).
+lost_nodes() {
+	local f name lost=""
+	for f in "$RUN"/node-*.pid; do
+		[ -f "$f" ] || continue
+		name=${f##*/}
+		name=${name%.pid}
+		pid_is_ours "$(cat "$f" 2>/dev/null || true)" || lost+="${lost:+ }$name"
+	done
+	echo "$lost"
 }
 
 # Kills every qemu and vde_switch of this lab (found by their pidfiles in run/) and removes run/.
@@ -846,13 +860,24 @@ cmd_up() {
 	mkdir -p "$DIR"
 	exec 9>"$DIR/lab.lock"
 	flock -n 9 || die "another '$CMD up' is running in $DIR"
+	local lost=""
 	if lab_is_up; then
-		die "a lab is already up in $DIR; see: $CMD status, or run: $CMD down"
+		lost=$(lost_nodes)
+		[ -n "$lost" ] || die "a lab is already up in $DIR; see: $CMD status, or run: $CMD down"
+		# A guest whose QEMU exited (a kernel panic, a crash of QEMU itself) leaves a lab
+		# nothing can use: keep its evidence and replace it, as the caller asked for a lab.
+		save_failed_run
+		warn "the lab up in $DIR lost $lost (QEMU exited): replacing it; its consoles and logs" \
+			"are kept in $DIR/failed-run"
+		for name in $lost; do
+			grep -a 'BUG:\|Oops\|Kernel panic\|WARNING:\|RIP:' "$RUN/$name.console.log" 2>/dev/null |
+				head -n 6 | sed "s/^/    $name console: /" >&2 || true
+		done
 	fi
 	if [ -d "$RUN" ]; then
 		teardown # leftovers of a crashed or interrupted run
 	fi
-	rm -rf "$DIR/failed-run"
+	[ -n "$lost" ] || rm -rf "$DIR/failed-run"
 
 	local ports=()
 	for ((i = 0; i < n; i++)); do ports+=("$(agent_port "$i")" "$(exec_port "$i")"); done

@@ -28,10 +28,11 @@
 #
 # Uses the 2x2 lab that is up in RDMACHAOS_LAB_DIR (booting one when none is),
 # and leaves a lab it booted down. A drill that fails with the sign of a
-# Soft-RoCE hang (a QP WATCHDOG, a workload stuck at stop) is retried once on a
-# fresh lab, loudly. Each rail a drill took down is tried with `lab check` before the
-# next test, and a lab where one takes no rdma_cm connection any more is renewed first,
-# loudly; a lab that does not come up is booted once more (also counted in W). Results go to
+# Soft-RoCE hang (a QP WATCHDOG, a workload stuck at stop) or with a node whose QEMU
+# exited meanwhile is retried once on a fresh lab, loudly. Each rail a drill took down is
+# tried with `lab check` before the next test, and a lab where one takes no rdma_cm
+# connection any more, or that lost a node, is renewed first, loudly; a lab that does not
+# come up is booted once more (also counted in W). Results go to
 # build/test-runs/PARTS; the closing line is
 # "integration PARTS: N passed, M failed, K skipped (R retried, W lab renewal(s))".
 set -uo pipefail
@@ -75,8 +76,8 @@ finish() {
 	for d in "$out"/*/; do
 		[ -f "$d/report.md" ] && echo "report: ${d}report.md"
 	done
-	[ "$retried" -gt 0 ] && echo "note: $retried drill(s) retried after a Soft-RoCE QP hang (see above)"
-	[ "$renewed" -gt 0 ] && echo "note: the lab was renewed $renewed time(s) after a port's QP1 lost its receive side (see above)"
+	[ "$retried" -gt 0 ] && echo "note: $retried drill(s) retried after a Soft-RoCE QP hang or a lost node (see above)"
+	[ "$renewed" -gt 0 ] && echo "note: the lab was renewed $renewed time(s) after a port's QP1 lost its receive side or a node's QEMU exited (see above)"
 	[ "$rebooted" -gt 0 ] && echo "note: a lab that did not come up was booted again $rebooted time(s) (see above)"
 	echo "integration $part: $pass passed, $fail failed, $skip skipped ($retried retried, $((renewed + rebooted)) lab renewal(s))"
 	[ "$fail" -eq 0 ]
@@ -268,9 +269,32 @@ trace() {
 		| "drill \($n): trace: client MB/s per 4 s from injection - 4 s: \(if $mb == "" then "none" else $mb end); workload events: \($ev); last sample \($last), stopped by the drill \($stop); exits: \(if $exits == "" then "none" else $exits end)"' \
 		"$out/$1/events.jsonl" 2>/dev/null | cut -c1-600
 }
+# lab_lost: the lab's nodes whose QEMU has exited (a guest kernel's panic, or QEMU's own crash),
+# one line each with the crash lines of its console ("" when every node runs).
+lab_lost() {
+	local node crash
+	lab status 2>/dev/null | awk '$2 == "DEAD" { print $1 }' | while read -r node; do
+		crash=$(grep -a 'BUG:\|Oops\|Kernel panic' "$(lab status --json 2>/dev/null |
+			jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .console')" 2>/dev/null |
+			head -n 2 | sed 's/^\[ *[0-9.]*\] //' | paste -sd '|' | cut -c1-200)
+		echo "$node (${crash:-no kernel crash in its console})"
+	done
+}
+# A lab that lost a node, or where a rail a drill took down takes no rdma_cm connection any
+# more, is renewed before the next test, loudly (counted in W).
 renew_if_wedged() {
+	local said rc line lost
+	lost=$(lab_lost)
+	if [ -n "$lost" ]; then
+		while read -r line; do echo "$(ts) lab lost a node, its QEMU exited: $line"; done <<<"$lost"
+		echo "$(ts) == renewing the lab before the next test"
+		keep_consoles "renewal$((renewed + 1))"
+		renewed=$((renewed + 1))
+		SUSPECTS=()
+		relab "$LAB_NODES" "${LAB_FLAGS[@]}"
+		return
+	fi
 	[ "${#SUSPECTS[@]}" -gt 0 ] || return 0
-	local said rc line
 	# shellcheck disable=SC2046 # one word a NODE:railN
 	said=$(lab check $(printf '%s\n' "${SUSPECTS[@]}" | tr ' ' ':' | sort -u) 2>&1)
 	rc=$?
@@ -338,14 +362,23 @@ drill() {
 	# So does a job rank whose rdma_cm connect hung past its ready_within, or failed at every
 	# try of start_tries (start-tries and job-restart in ci57, after the same wedge had cost
 	# interrupted its baseline; the wedge outlived every try).
-	# That is the lab's RDMA stack failing, not the drill's verdict: one retry on a fresh
-	# lab, loudly.
+	# So is a guest whose QEMU exited during the drill (a guest kernel's oops under TCG in a
+	# make test on kernel 6.12, lab/README.md): that lab is gone for every test after it too.
+	# That is the lab failing, not the drill's verdict: one retry on a fresh lab, loudly.
+	local lost=""
+	exit_ok "$rc" "$want" || lost=$(lab_lost)
 	if ! exit_ok "$rc" "$want" &&
-		{ grep -qE '"wc_status":"WATCHDOG"|ignored SIGINT' "$out/$name/events.jsonl" 2>/dev/null ||
+		{ [ -n "$lost" ] || grep -qE '"wc_status":"WATCHDOG"|ignored SIGINT' "$out/$name/events.jsonl" 2>/dev/null ||
 			jq -e 'any(.reasons[]?; test("^no baseline") or test("printed no line matching .* [(]ready_within[)]") or test("before it said ready .*, at every try of start_tries"))' \
 				"$out/$name/report.json" >/dev/null 2>&1; }; then
-		echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG, a workload stuck at stop, or no baseline) in the events;" \
-			"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
+		if [ -n "$lost" ]; then
+			echo "drill $name: exit $rc, and the lab lost a node meanwhile (its QEMU exited): $(paste -sd ';' <<<"$lost");" \
+				"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
+			keep_consoles "$name.attempt1"
+		else
+			echo "drill $name: exit $rc with a Soft-RoCE QP hang (WATCHDOG, a workload stuck at stop, or no baseline) in the events;" \
+				"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
+		fi
 		keep_rdma_state "$name.attempt1"
 		rm -rf "$out/$name.attempt1"
 		mv "$out/$name" "$out/$name.attempt1"
