@@ -26,7 +26,7 @@
 #                   so not niced; the soak's hostile load niced by itself). One after
 #                   another: side by side they ended no sooner on a machine the guests keep
 #                   busy, and test_agent_netns ran past its 10 minutes (ci102)
-#      The drills' streams are paced (workload.rate: 4MB/s, a quarter of what a TCG lab
+#      The drills' streams are paced (workload.rate: 2MB/s, well under what a TCG lab
 #      carries) and the guests run at nice -5 and the CPU-heavy offline jobs at nice 10, so
 #      the guests get the CPU they need first and the drills' numbers do not move with the
 #      load beside them.
