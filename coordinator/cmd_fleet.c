@@ -327,7 +327,10 @@ static int fs_lab_fleet(char *buf, size_t len)
 	int ret = labenv_load(&lab);
 
 	if (ret) {
-		fprintf(stderr, "rdmachaos fleet: --lab: no lab is up (rdmachaos lab up)\n");
+		fprintf(stderr, "rdmachaos fleet: --lab: %s (rdmachaos lab up%s)\n",
+			ret == -ESRCH ? "the lab that is up lost a node (its QEMU exited)"
+				      : "no lab is up",
+			ret == -ESRCH ? " replaces it" : "");
 		return RC_EXIT_USAGE;
 	}
 	p = json_string_value(json_object_get(lab, "fleet"));

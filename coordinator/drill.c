@@ -225,9 +225,13 @@ static int drill_prepare_lab(struct drill *d)
 	int ret;
 
 	ret = labenv_load(&d->lab);
-	if (ret == -ENOENT) {
-		prog_event("rdmachaos: no lab is up; booting %u nodes x %u rails (stopped again "
-			   "after the drill)",
+	if (ret == -ENOENT || ret == -ESRCH) {
+		prog_event("rdmachaos: %s; booting %u nodes x %u rails (stopped again after the "
+			   "drill)",
+			   ret == -ESRCH
+			       ? "the lab that is up lost a node (its QEMU exited), so a new "
+				 "one replaces it"
+			       : "no lab is up",
 			   d->sc.lab_nodes, d->sc.lab_rails);
 		ret = labenv_up(d->sc.lab_nodes, d->sc.lab_rails, d->sc.monitoring == SC_MON_LAB);
 		if (ret) {

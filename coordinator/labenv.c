@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* Finds, boots and stops the lab for drills, through lab/lab.sh and its lab.json. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,32 @@ static void labenv_state_path(char *buf, size_t len)
 		snprintf(buf, len, "%s/run/lab.json", dir);
 	else
 		snprintf(buf, len, "%s/build/lab/run/lab.json", RC_SRCDIR);
+}
+
+/*
+ * A VM's QEMU still runs: kill(0) alone would take a zombie for one, and a QEMU that daemonized
+ * is reaped by init, which in some containers never reaps.
+ */
+static bool labenv_vm_runs(pid_t pid)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0 || kill(pid, 0))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return true; /* no procfs to ask: kill(0) said it exists */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold spaces and parentheses, so the last ')' */
+	paren = strrchr(buf, ')');
+	return !paren || (paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X');
 }
 
 int labenv_load(json_t **lab)
@@ -41,10 +69,10 @@ int labenv_load(json_t **lab)
 	json_array_foreach(nodes, i, n) {
 		json_int_t pid = json_integer_value(json_object_get(n, "pid"));
 
-		/* A state file whose VMs are gone is a lab that is down. */
-		if (pid <= 0 || kill((pid_t)pid, 0)) {
+		/* A lab that lost a VM is down: nothing can run on it. */
+		if (!labenv_vm_runs((pid_t)pid)) {
 			json_decref(root);
-			return -ENOENT;
+			return -ESRCH;
 		}
 	}
 	*lab = root;

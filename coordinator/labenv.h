@@ -9,7 +9,11 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-/* The lab's state ($RDMACHAOS_LAB_DIR or <src>/build/lab, run/lab.json). -ENOENT: none up. */
+/*
+ * The lab's state ($RDMACHAOS_LAB_DIR or <src>/build/lab, run/lab.json). -ENOENT: none up;
+ * -ESRCH: a state file one of whose VMs is gone (a guest panicked): as good as down, and
+ * `lab up` replaces it.
+ */
 int labenv_load(json_t **lab);
 /* Runs `lab/lab.sh up --nodes N --rails R [--monitoring]`; its progress goes to stderr. */
 int labenv_up(unsigned int nodes, unsigned int rails, bool monitoring);
