@@ -7,8 +7,9 @@
 #   2. seven jobs side by side:
 #        lab        a 3x2 lab with Slurm: the smoke test, Slurm's test and its two drills
 #                   (a drained node; a cut management link, a job requeued), then on its
-#                   node-a and node-b the trials drill, Ctrl-C in a drill and the verbs shim
-#                   (tests/lab/run.sh smoke slurm trials interrupted shim)
+#                   node-a and node-b the trials drill, Ctrl-C in a drill and the verbs shim,
+#                   last a node's QEMU killed and the lab replaced (tests/lab/run.sh smoke
+#                   slurm trials interrupted shim lost-node)
 #        faults     a second lab of its own, 3x2 with Prometheus and Alertmanager: the
 #                   alerts drill and the game day, then on its node-a and node-b the jobs
 #                   drills and, last, fault tolerance (coordinator and agent SIGKILLs, a cut
@@ -140,7 +141,7 @@ if [ "${TEST_JOBS:-6}" = 1 ]; then
 else
 	run_job() { job "$@"; }
 fi
-run_job lab bash tests/lab/run.sh smoke slurm trials interrupted shim
+run_job lab bash tests/lab/run.sh smoke slurm trials interrupted shim lost-node
 run_job faults other_lab faults 17800 drills-3node jobs fault-tolerance
 run_job drills other_lab drills 17900 drills
 run_job offline-1 steps "make --no-print-directory -s -j2 unit-test"

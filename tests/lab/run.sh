@@ -4,11 +4,13 @@
 #
 #   tests/lab/run.sh [PART...]
 #        PART: functional (= smoke shim interrupted), slurm, drills, jobs, trials,
-#        fault-tolerance, drills-3node
-#        (default: all but slurm, in that order)
+#        fault-tolerance, drills-3node, lost-node
+#        (default: all but slurm and lost-node, in that order)
 #
 # functional: the lab smoke test (smoke), the verbs shim's self-test (shim),
 #   Ctrl-C in a drill (interrupted).
+# lost-node: a node's QEMU killed, as a guest kernel's panic ends it: fleet status says the
+#   lab lost it, and lab up replaces that lab (a plain one of as many nodes: run it last).
 # slurm: Slurm in the lab and the health check against it (tests/lab/test_lab_slurm.sh), the
 #   drills of a drained node (under a Slurm MPI job) and of a cut management link; the first
 #   lab then boots with 3 nodes, --slurm and --mgmt-faults (the other parts use its node-a and
@@ -43,9 +45,9 @@ parts=("$@")
 for i in "${!parts[@]}"; do
 	case ${parts[i]} in
 	functional) parts[i]="smoke shim interrupted" ;;
-	smoke | slurm | shim | interrupted | drills | jobs | trials | fault-tolerance | drills-3node) ;;
+	smoke | slurm | shim | interrupted | drills | jobs | trials | fault-tolerance | drills-3node | lost-node) ;;
 	*)
-		echo "usage: tests/lab/run.sh [functional|smoke|slurm|shim|interrupted|drills|jobs|trials|fault-tolerance|drills-3node]..." >&2
+		echo "usage: tests/lab/run.sh [functional|smoke|slurm|shim|interrupted|drills|jobs|trials|fault-tolerance|drills-3node|lost-node]..." >&2
 		exit 64
 		;;
 	esac
@@ -574,6 +576,40 @@ slurm() {
 # The verbs shim on real rxe: every command, then inert.
 shim() { script 600 tests/shim/run_lab_selftest.sh; }
 
+# A node's QEMU killed (what a guest kernel's panic comes to): `rdmachaos fleet status --lab`
+# names the lab as having lost a node, and `lab up` replaces that lab, keeping its consoles.
+lost_node() {
+	local n pid said rc i ok=0 dir=${RDMACHAOS_LAB_DIR:-$top/build/lab}
+	renew_if_wedged || return
+	echo "$(ts) == lost node: node-b's QEMU killed"
+	n=$(lab status --json | jq '.nodes | length')
+	pid=$(lab status --json | jq -r '.nodes[] | select(.name == "node-b") | .pid')
+	kill -KILL "$pid" || { result lost-node 1; return; }
+	for ((i = 0; i < 50; i++)); do
+		lab status 2>/dev/null | grep -q '^  node-b  *DEAD' && break
+		sleep 0.1
+	done
+	said=$(build/rdmachaos fleet status --lab 2>&1)
+	rc=$?
+	if [ "$rc" -ne 64 ] || ! grep -q 'the lab that is up lost a node' <<<"$said"; then
+		echo "lost node: fleet status --lab: exit $rc, wanted 64 and 'the lab that is up lost a node': $said"
+		ok=1
+	fi
+	said=$(timeout 300 bash lab/lab.sh up --nodes "$n" --rails 2 2>&1)
+	rc=$?
+	started=1
+	if [ "$rc" -ne 0 ] || ! grep -q "lost node-b (QEMU exited): replacing it" <<<"$said" ||
+		[ ! -s "$dir/failed-run/node-b.console.log" ] || lab status | grep -q DEAD; then
+		echo "lost node: lab up: exit $rc, wanted 0, 'lost node-b (QEMU exited): replacing it'," \
+			"node-b's console in $dir/failed-run and no node DEAD:"
+		sed 's/^/    /' <<<"$said" | tail -n 12
+		ok=1
+	else
+		echo "lost node: $(grep -m 1 'lost node-b' <<<"$said"); $(grep -m 1 '^lab: up:' <<<"$said")"
+	fi
+	result lost-node $ok
+}
+
 # Kill the coordinator, kill an agent, cut the control channel, knock with bad
 # certificates: nothing may outlive its drill.
 fault_tolerance() {
@@ -835,6 +871,7 @@ for p in "${parts[@]}"; do
 	trials) trials ;;
 	fault-tolerance) fault_tolerance ;;
 	drills-3node) drills_3node ;;
+	lost-node) lost_node ;;
 	esac
 done
 wait_checks
