@@ -691,11 +691,13 @@ write_slurm_conf() { # N R
 		"$RUN/slurm/slurm.conf" >"$RUN/slurm/client.conf"
 }
 
-# The host's munged for the client config (lab down stops it by its pidfile in run/).
+# The host's munged for the client config (lab down stops it by its pidfile in run/). Without
+# our descriptors: it would hold up's lock (fd 9) for as long as the lab runs, and a later `up`
+# that replaces a lab that lost a node would take that for another `up` running.
 start_host_munge() {
-	munged --force --key-file="$RUN/slurm/munge.key" --socket="$RUN/slurm/munge.socket" \
+	(no_fds munged --force --key-file="$RUN/slurm/munge.key" --socket="$RUN/slurm/munge.socket" \
 		--pid-file="$RUN/munged.pid" --log-file="$RUN/slurm/munged.log" \
-		--seed-file="$RUN/slurm/munge.seed" ||
+		--seed-file="$RUN/slurm/munge.seed") ||
 		die "munged (the host's, for scontrol on this host) did not start; see $RUN/slurm/munged.log"
 }
 
