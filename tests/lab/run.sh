@@ -272,24 +272,15 @@ trace() {
 		"$out/$1/events.jsonl" 2>/dev/null | cut -c1-600
 }
 # lab_lost: the lab's nodes whose QEMU has exited (a guest kernel's panic, or QEMU's own crash),
-# one line each with the crash lines of its console ("" when every node runs).
-lab_lost() {
-	local node crash
-	lab status 2>/dev/null | awk '$2 == "DEAD" { print $1 }' | while read -r node; do
-		crash=$(grep -a 'BUG:\|Oops\|Kernel panic' "$(lab status --json 2>/dev/null |
-			jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .console')" 2>/dev/null |
-			head -n 2 | sed 's/^\[ *[0-9.]*\] //' | paste -sd '|' | cut -c1-200)
-		echo "$node (${crash:-no kernel crash in its console})"
-	done
-}
+# space-separated ("" when every node runs); keep_consoles quotes their crash lines.
+lab_lost() { lab status 2>/dev/null | awk '$2 == "DEAD" { printf "%s%s", (n++ ? " " : ""), $1 }'; }
 # A lab that lost a node, or where a rail a drill took down takes no rdma_cm connection any
 # more, is renewed before the next test, loudly (counted in W).
 renew_if_wedged() {
 	local said rc line lost
 	lost=$(lab_lost)
 	if [ -n "$lost" ]; then
-		while read -r line; do echo "$(ts) lab lost a node, its QEMU exited: $line"; done <<<"$lost"
-		echo "$(ts) == renewing the lab before the next test"
+		echo "$(ts) == the lab lost $lost (QEMU exited): renewing it before the next test"
 		keep_consoles "renewal$((renewed + 1))"
 		renewed=$((renewed + 1))
 		SUSPECTS=()
@@ -374,7 +365,7 @@ drill() {
 			jq -e 'any(.reasons[]?; test("^no baseline") or test("printed no line matching .* [(]ready_within[)]") or test("before it said ready .*, at every try of start_tries"))' \
 				"$out/$name/report.json" >/dev/null 2>&1; }; then
 		if [ -n "$lost" ]; then
-			echo "drill $name: exit $rc, and the lab lost a node meanwhile (its QEMU exited): $(paste -sd ';' <<<"$lost");" \
+			echo "drill $name: exit $rc, and the lab lost $lost meanwhile (QEMU exited);" \
 				"retrying once on a fresh lab; first attempt kept in $out/$name.attempt1"
 			keep_consoles "$name.attempt1"
 		else

@@ -19,7 +19,24 @@
 
 #include "coordinator/labenv.h"
 
-static char dir[] = "/tmp/test_coord_labenv.XXXXXX";
+static char dir[64];
+
+/* A lab directory of the test's own, as RDMACHAOS_LAB_DIR; removed whatever the test did. */
+static int setup(void **state)
+{
+	strcpy(dir, "/tmp/rc-labenv-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	return setenv("RDMACHAOS_LAB_DIR", dir, 1);
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
 
 /* Writes run/lab.json with one node per pid. */
 static void write_state(const pid_t *pids, int n)
@@ -59,10 +76,7 @@ static void test_states(void **state)
 {
 	pid_t pids[2] = {getpid(), getppid()};
 	json_t *lab = NULL;
-	char path[256];
 
-	assert_non_null(mkdtemp(dir));
-	setenv("RDMACHAOS_LAB_DIR", dir, 1);
 	assert_int_equal(labenv_load(&lab), -ENOENT);
 
 	write_state(pids, 2);
@@ -80,18 +94,12 @@ static void test_states(void **state)
 	assert_int_equal(waitpid(pids[1], NULL, 0), pids[1]);
 	assert_int_equal(labenv_load(&lab), -ESRCH);
 	assert_null(lab);
-
-	snprintf(path, sizeof(path), "%s/run/lab.json", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/run", dir);
-	rmdir(path);
-	rmdir(dir);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_states),
+	    cmocka_unit_test_setup_teardown(test_states, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
