@@ -121,7 +121,7 @@ fi
 
 # shellcheck disable=SC2016 # expanded in the guest
 out=$(lab exec node-b -- 'ip link set rail0 up
-	for i in $(seq 100); do read -r st </sys/class/infiniband/rxe_rail0/ports/1/state; [ "$st" = "4: ACTIVE" ] && break; sleep 0.1; done
+	for i in $(seq 100); do read -r st </sys/class/infiniband/rxe_rail0/ports/1/state; read -r op </sys/class/net/rail0/operstate; [ "$st" = "4: ACTIVE" ] && [ "$op" = up ] && break; sleep 0.1; done
 	'"$HC"'; echo "rc=$?"' 2>&1)
 # a resumed node is "idle*" (not responding) until slurmctld next hears from it, about 0.5 s
 for _ in $(seq 15); do
@@ -141,7 +141,7 @@ fi
 lab exec node-a -- "$S scontrol update NodeName=node-b State=DRAIN Reason=maintenance"
 # shellcheck disable=SC2016 # expanded in the guest
 out=$(lab exec node-b -- 'ip link set rail0 down; '"$HC"'; echo "rc=$?"; ip link set rail0 up
-	for i in $(seq 100); do read -r st </sys/class/infiniband/rxe_rail0/ports/1/state; [ "$st" = "4: ACTIVE" ] && break; sleep 0.1; done' 2>&1)
+	for i in $(seq 100); do read -r st </sys/class/infiniband/rxe_rail0/ports/1/state; read -r op </sys/class/net/rail0/operstate; [ "$st" = "4: ACTIVE" ] && [ "$op" = up ] && break; sleep 0.1; done' 2>&1)
 state=$(lab exec node-a -- "$S sinfo -h -n node-b -N -o '%t|%E'")
 if grep -q '^rc=1' <<<"$out" && grep -q 'drained by someone else (maintenance): left alone' <<<"$out" &&
 	[[ $state == drain*"|maintenance" ]]; then
