@@ -702,6 +702,7 @@ static void drill_inject(struct drill *d, struct drill_fault *f)
 	f->ev.injected_ms = json_is_integer(at)
 				? fleet_agent_ms(&d->fl, a, (uint64_t)json_integer_value(at))
 				: drill_now_ms(d);
+	f->ev.early_ms = drill_clock_slack_ms(d);
 	snprintf(f->ev.netdev, sizeof(f->ev.netdev), "%s",
 		 json_string_value(json_object_get(res, "netdev")) ?: sf->target.netdev);
 	dev = drill_device_of(d, sf->target.node, f->ev.netdev);

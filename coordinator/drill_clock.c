@@ -15,6 +15,17 @@
  */
 #define DRILL_DRIFT_SLACK_NS (20.0 * 1e6)
 
+double drill_clock_slack_ms(const struct drill *d)
+{
+	double worst = 0;
+	unsigned int k;
+
+	for (k = 0; k < d->fl.nr_agents; k++)
+		if (d->fl.agents[k].clock_known)
+			worst = fmax(worst, d->fl.agents[k].clock.uncertainty_ns / 1e6);
+	return 2 * worst;
+}
+
 void drill_check_clocks(struct drill *d)
 {
 	struct fleet *fl = &d->fl;

@@ -142,6 +142,11 @@ int drill_await_event(struct drill *d, size_t from, uint64_t timeout_ms, drill_e
 		      void *arg, json_t **found);
 #define DRILL_CLOCK_SAMPLES 8 /* `time` exchanges per agent and alignment */
 
+/*
+ * How far before another node's event an event may be placed when the two happened in that
+ * order: each node's events are placed by its own alignment, so twice the worst uncertainty.
+ */
+double drill_clock_slack_ms(const struct drill *d);
 /* Aligns the clocks again at the drill's end: a node whose clock drifted makes it inconclusive. */
 void drill_check_clocks(struct drill *d);
 void drill_reason(struct drill *d, bool inconclusive, const char *fmt, ...)

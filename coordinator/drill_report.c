@@ -216,7 +216,7 @@ static const char *drill_fault_note(const struct drill_fault *f)
 static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_fault *f)
 {
 	const struct sc_fault *sf = f->ev.decl;
-	double from = f->ev.injected_ms, to, t, v, detected = NAN, unc = 0;
+	double from = f->ev.injected_ms, to, t, v, detected = NAN;
 	json_t *ev, *received = json_object();
 	json_int_t sent = -1, holds = 0, total = 0, nic = 0;
 	const char *why;
@@ -229,10 +229,7 @@ static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_faul
 	 * the two alignments are uncertain (make test on 44c7ef4: a hold placed 2 ms before a long
 	 * storm, the nodes aligned to +/- 5.9 and 4.2 ms, left that storm with no hold).
 	 */
-	for (k = 0; k < d->fl.nr_agents; k++)
-		if (d->fl.agents[k].clock_known)
-			unc = fmax(unc, d->fl.agents[k].clock.uncertainty_ns / 1e6);
-	from -= 2 * unc;
+	from -= drill_clock_slack_ms(d);
 	to = (f->ev.reverted_ms > 0 ? f->ev.reverted_ms : d->end_ms) + 2000;
 	json_array_foreach(d->fl.events, k, ev) {
 		const char *kind = json_string_value(json_object_get(ev, "kind")) ?: "";

@@ -244,8 +244,8 @@ static bool match_signal(enum sc_signal s, const json_t *e, const struct ev_faul
 
 /*
  * Whether anything shows the fault in force: any signal at all, not only the
- * ones the drill expects, between the injection and the end of the detection
- * window or of the fault, plus 2 s. Without it a missed detection says nothing
+ * ones the drill expects, between the injection (less f->early_ms) and the end
+ * of the detection window or of the fault, plus 2 s. Without it a missed detection says nothing
  * about the alerting: the fault may not have taken effect.
  */
 static bool effect_seen(const json_t *events, const struct ev_fault *f, const struct sc_expect *x)
@@ -259,7 +259,7 @@ static bool effect_seen(const json_t *events, const struct ev_fault *f, const st
 		until = f->reverted_ms;
 	until += 2000;
 	json_array_foreach(events, i, e) {
-		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms || t > until)
+		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms - f->early_ms || t > until)
 			continue;
 		for (s = 0; s < SC_SIG__COUNT; s++)
 			if (match_signal((enum sc_signal)s, e, f))
@@ -283,11 +283,6 @@ static double last_event_ms(const json_t *events)
 	return last;
 }
 
-/*
- * The earliest event at or after injection that matches one of `sigs`; ties
- * go to the event listed first. The stream is normally sorted, but merging
- * several nodes' clocks may leave small inversions, hence the full scan.
- */
 /* The alert:NAME signal of x that a firing notification e is, or NULL. */
 static const char *match_alert(const struct sc_expect *x, const json_t *e)
 {
@@ -303,7 +298,14 @@ static const char *match_alert(const struct sc_expect *x, const json_t *e)
 	return NULL;
 }
 
-/* x: its alert:NAME signals count too (detection); NULL for none. */
+/*
+ * The earliest event at or after injection that matches one of `sigs`; ties
+ * go to the event listed first. The stream is normally sorted, but merging
+ * several nodes' clocks may leave small inversions, hence the full scan; and
+ * an event of another node may be placed up to f->early_ms before the
+ * injection it followed, so those count too, at 0 ms.
+ * x: its alert:NAME signals count too (detection); NULL for none.
+ */
 static void first_match(const json_t *events, const enum sc_signal *sigs, unsigned int nr,
 			const struct sc_expect *x, const struct ev_fault *f, double within,
 			bool by_type, struct ev_measure *m)
@@ -316,7 +318,7 @@ static void first_match(const json_t *events, const enum sc_signal *sigs, unsign
 
 	m->threshold_ms = within;
 	json_array_foreach(events, i, e) {
-		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms || t >= best)
+		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms - f->early_ms || t >= best)
 			continue;
 		if ((alert = match_alert(x, e))) {
 			best = t;
@@ -337,7 +339,7 @@ static void first_match(const json_t *events, const enum sc_signal *sigs, unsign
 	}
 	if (best < INFINITY) {
 		m->seen = true;
-		m->ms = best - f->injected_ms;
+		m->ms = fmax(0, best - f->injected_ms);
 		m->ok = m->ms <= within;
 		return;
 	}

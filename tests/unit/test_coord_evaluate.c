@@ -544,6 +544,48 @@ static void test_detection_signals(void **state)
 }
 
 /*
+ * An event placed before the injection by less than the clocks' uncertainty (f.early_ms) may have
+ * followed it on another node: it detects, at 0 ms. One placed earlier than that does not.
+ * The stream's link_event is at 20004.0 ms.
+ */
+static void test_detection_clock_slack(void **state)
+{
+	static const struct {
+		const char *name;
+		double injected_ms, early_ms;
+		struct want_measure detection;
+	} table[] = {
+	    {"3 ms early, no slack", 20007.0, 0, {.seen = NO, .note = "not seen"}},
+	    {"3 ms early, 10 ms slack",
+	     20007.0,
+	     10,
+	     {.seen = YES, .ok = YES, MS(0), .signal = "link_event"}},
+	    {"20 ms early, 10 ms slack", 20024.0, 10, {.seen = NO, .note = "not seen"}},
+	    {"after the injection, 10 ms slack",
+	     20003.1,
+	     10,
+	     {.seen = YES, MS(0.9), .signal = "link_event"}},
+	};
+	json_t *ev = load_stream("link-down-failover.jsonl");
+	struct ev_baseline b = {64.0, 8000, 20, 5000, 15000};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		struct sc_expect x = lab_expect();
+		struct ev_fault f = mkfault(&decl_down, 0, table[i].injected_ms, 30004.2);
+		struct ev_fault_result r;
+
+		f.early_ms = table[i].early_ms;
+		x.signals[0] = SC_SIG_LINK_EVENT;
+		x.nr_signals = 1;
+		ev_evaluate_fault(ev, &x, &b, &f, &r);
+		check_measure(table[i].name, "detection", &r.detection, &table[i].detection);
+	}
+	json_decref(ev);
+}
+
+/*
  * job_exit: a rank's own non-zero exit, on any node, detects; a guard's flow never does, and a
  * job_exit before the injection is not the fault's detection.
  */
@@ -938,6 +980,7 @@ int main(void)
 	    cmocka_unit_test(test_baseline),
 	    cmocka_unit_test(test_detection_signals),
 	    cmocka_unit_test(test_detection_job_exit),
+	    cmocka_unit_test(test_detection_clock_slack),
 	    cmocka_unit_test(test_guard_flow_events_apart),
 	    cmocka_unit_test(test_drills),
 	    cmocka_unit_test(test_no_baseline),
