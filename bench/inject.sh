@@ -17,7 +17,6 @@ rail=1
 netdev=rail$rail
 share=${RDMACHAOS_LAB_DIR:-$PWD/build/lab}/run/$node
 
-
 addr=$(bash $lab status --json 2>/dev/null | jq -r --arg n "$node" '.nodes[] | select(.name == $n) | .agent // empty')
 if [ -z "$addr" ] || [ ! -d "$share" ]; then
 	echo "bench-inject: no lab with $node is up (bash lab/lab.sh up --nodes 2 --rails 2)" >&2
