@@ -86,7 +86,8 @@ log_from=$(($(wc -l <"$agent_log" 2>/dev/null || echo 0) + 1))
 agent_log_says() {
 	local i
 	for ((i = 0; i < 25; i++)); do
-		tail -n "+$log_from" "$agent_log" 2>/dev/null | grep -q "$1" && return 0
+		# (not a pipe into grep -q: under pipefail a long log's tail dies of SIGPIPE at the match)
+		grep -q "$1" < <(tail -n "+$log_from" "$agent_log" 2>/dev/null) && return 0
 		sleep 0.2
 	done
 	return 1

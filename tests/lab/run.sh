@@ -577,7 +577,9 @@ lost_node() {
 	pid=$(lab status --json | jq -r '.nodes[] | select(.name == "node-b") | .pid')
 	kill -KILL "$pid" || { result lost-node 1; return; }
 	for ((i = 0; i < 50; i++)); do
-		lab status 2>/dev/null | grep -q '^  node-b  *DEAD' && break
+		# (not `lab status | grep -q`: under pipefail, lab.sh's next line after grep's match
+		# is a SIGPIPE that fails the pipe; this waited its whole 5 s, and up to 15 s in CI)
+		grep -q '^  node-b  *DEAD' <<<"$(lab status 2>/dev/null)" && break
 		sleep 0.1
 	done
 	said=$(build/rdmachaos fleet status --lab 2>&1)
@@ -592,7 +594,7 @@ lost_node() {
 	rc=$?
 	started=1
 	if [ "$rc" -ne 0 ] || ! grep -q "lost node-b (QEMU exited): replacing it" <<<"$said" ||
-		[ ! -s "$dir/failed-run/node-b.console.log" ] || lab status | grep -q DEAD; then
+		[ ! -s "$dir/failed-run/node-b.console.log" ] || grep -q DEAD <<<"$(lab status)"; then
 		echo "lost node: lab up: exit $rc, wanted 0, 'lost node-b (QEMU exited): replacing it'," \
 			"node-b's console in $dir/failed-run and no node DEAD:"
 		sed 's/^/    /' <<<"$said" | tail -n 12
