@@ -773,9 +773,6 @@ write_state() { # N R
 		echo "LAB_PKI='$TLS_DIR'"
 		echo "LAB_MONITORING=$MONITORING"
 		echo "LAB_SLURM=$SLURM"
-		printf 'LAB_PIDS="'
-		for ((i = 0; i < n; i++)); do printf '%s ' "$(cat "$RUN/$(node_name "$i").pid")"; done
-		printf '"\n'
 	} >"$RUN/lab.env"
 	mv "$RUN/lab.json.tmp" "$RUN/lab.json"
 }
@@ -1108,15 +1105,15 @@ cmd_status() {
 	fi
 	[ $# -eq 0 ] || die "status: unknown argument '$1'"
 	require_up
-	local name pid state i r addrs pids
-	read -r -a pids <<<"${LAB_PIDS:-}"
+	local name pid state i r addrs
 	msg "up since $LAB_STARTED: $LAB_NODES node(s) x $LAB_RAILS rail(s) ($LAB_ACCEL), state in $RUN"
 	msg "kernel ${LAB_KERNEL_FLAVOUR:-?}: ${LAB_KERNEL:-?}"
 	[ -z "${LAB_PKI:-}" ] || msg "agents: mutual TLS with the certificates in $LAB_PKI"
 	for ((i = 0; i < LAB_NODES; i++)); do
 		name=$(node_name "$i")
-		pid=${pids[i]:-?}
+		pid=$(cat "$RUN/$name.pid" 2>/dev/null || true) # as lost_nodes and exec read it
 		if pid_is_ours "$pid"; then state=running; else state=DEAD; fi
+		pid=${pid:-?}
 		addrs=""
 		for ((r = 0; r < LAB_RAILS; r++)); do addrs+=" rail$r=$(rail_addr "$r" "$i")"; done
 		printf '  %-7s %-8s pid %-7s agent 127.0.0.1:%d  exec 127.0.0.1:%d %s\n' \
