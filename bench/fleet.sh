@@ -150,7 +150,7 @@ run_size() {
 	# every agent listening (each says so in its log), at most 5 min
 	t0=$SECONDS
 	while :; do
-		listening=$(grep -l " listening on " "$dir"/log/node*.log 2>/dev/null | wc -l)
+		listening=$(grep -l " listening on " "$dir"/log/node*.log 2>/dev/null | wc -l || true)
 		[ "$listening" -ge "$n" ] && break
 		if [ $((SECONDS - t0)) -ge 300 ]; then
 			echo "bench-fleet: only $listening of $n agents listen after 300 s (logs in $dir/log)" >&2

@@ -179,9 +179,12 @@ need_tools() {
 	[ "${#missing[@]}" -eq 0 ] || die "missing ${missing[*]}; run: make deps (or bash lab/deps.sh)"
 }
 
+# "" when apt's lists lack the package (apt-cache then exits 100, which under set -e and
+# pipefail ended up before its apt-get update could run)
 kernel_pkg() {
-	apt-cache depends linux-image-amd64 2>/dev/null |
-		awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$/ { print $2; exit }'
+	local deps
+	deps=$(apt-cache depends linux-image-amd64 2>/dev/null) || true
+	awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.1\.[0-9]+-[0-9]+-amd64$/ { print $2; exit }' <<<"$deps"
 }
 
 # 6.12 comes from bookworm-backports through an apt configuration of the lab's own in

@@ -190,14 +190,16 @@ host_debian_sources() {
 }
 
 # The URI of the host's entry for $SUITE itself (not -updates or -security).
+# (the sources fed by < <(), not a pipe: under pipefail the awk's exit at the first match would
+# fail the function on a later file's SIGPIPE, and set -e end the check)
 host_mirror() {
-	host_debian_sources | awk -F'\t' -v s="$SUITE" '
+	awk -F'\t' -v s="$SUITE" '
 		$1 == "list" { l = $2; gsub(/\[[^]]*\]/, "", l); split(l, w, /[[:space:]]+/) # deb URI SUITE ...
 			if (w[1] == "deb" && w[3] == s) { print w[2]; exit } }
 		$1 == "sources" && $2 == "" { if (uri != "" && hit) { print uri; exit } uri = ""; hit = 0; next }
 		$1 == "sources" { split($2, w, /[[:space:]]+/); k = tolower(w[1])
 			if (k == "uris:") uri = w[2]
-			if (k == "suites:") for (i = 2; i in w; i++) if (w[i] == s) hit = 1 }'
+			if (k == "suites:") for (i = 2; i in w; i++) if (w[i] == s) hit = 1 }' < <(host_debian_sources)
 }
 
 write_root_sources() {
@@ -373,7 +375,7 @@ step_unit_test() {
 	msg "in the root: make -j$(nproc) unit-test"
 	run_logged "$LOGS/unit-test.log" in_root bash -c 'cd "$1" && make -j"$2" unit-test' sh "$CLONE" "$(nproc)" ||
 		die "make unit-test failed in the fresh root (see $LOGS/unit-test.log)"
-	units=$(grep -o 'unit: [0-9]* passed, [0-9]* failed, [0-9]* skipped' "$LOGS/unit-test.log" | tail -n 1)
+	units=$(grep -o 'unit: [0-9]* passed, [0-9]* failed, [0-9]* skipped' "$LOGS/unit-test.log" | tail -n 1 || true)
 	msg "${units:-unit: no summary line}"
 }
 
@@ -385,7 +387,7 @@ step_deb() {
 	msg "in the root: make deb, then apt-get install ./build/deb/rdmachaos_*.deb"
 	run_logged "$LOGS/deb.log" in_root bash -c 'cd "$1" && make deb' sh "$CLONE" ||
 		die "make deb failed in the fresh root (see $LOGS/deb.log)"
-	deb=$(cd "$ROOT$CLONE" && compgen -G 'build/deb/rdmachaos_*.deb' | head -n 1)
+	deb=$(cd "$ROOT$CLONE" && compgen -G 'build/deb/rdmachaos_*.deb' | head -n 1 || true)
 	[ -n "$deb" ] || die "make deb left no build/deb/rdmachaos_*.deb (see $LOGS/deb.log)"
 	run_logged "$LOGS/deb-install.log" in_root bash -c 'cd "$1" && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "./$2"' \
 		sh "$CLONE" "$deb" || die "apt-get install ./$deb failed in the fresh root (see $LOGS/deb-install.log)"

@@ -42,11 +42,16 @@ streams() { # the pids of the node's rdmachaos-stream processes (their comm, cut
 	$lab exec "$1" -- 'for c in /proc/[0-9]*/comm; do
 		{ read -r n <"$c"; } 2>/dev/null || continue
 		[ "$n" = rdmachaos-strea ] && { p=${c%/comm}; printf "%s " "${p#/proc/}"; }
-	done; true' 2>/dev/null
+	done; true' 2>/dev/null || echo "(the exec channel failed)" # not "none running"
 }
 # shellcheck disable=SC2016 # expanded in the guest
 records() { $lab exec "$1" -- 'n=0; for f in /run/rdmachaos/state/fault-*; do [ -e "$f" ] && n=$((n + 1)); done; echo $n'; }
-active_faults() { call "$1" '{"op": "faults"}' | grep -o '"fault_id"' | wc -l; }
+# The faults the node's agent holds; an agent that does not answer is not "0" but says so.
+active_faults() {
+	local r
+	r=$(call "$1" '{"op": "faults"}') || { echo "no answer from $1's agent: $r"; return 1; }
+	grep -o '"fault_id"' <<<"$r" | wc -l
+}
 
 # Polls until rail0 of node-b is up. Prints the seconds from $1 until a read saw it up, and
 # when the last read that still saw it down began (0: the first read saw it up). Reads are

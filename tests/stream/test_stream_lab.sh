@@ -32,7 +32,7 @@ pass=0 fail=0 booted=0
 say() { echo "stream lab: $*"; }
 finish() {
 	say "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ] && exit 0
+	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ] && exit 0
 	exit 1
 }
 
@@ -181,6 +181,10 @@ run_case() {
 	rc=${PIPESTATUS[0]}
 	pass=$((pass + $(grep -c '^PASS' "$SHARE_A/$SUB/$name.verdict")))
 	fail=$((fail + $(grep -c '^FAIL' "$SHARE_A/$SUB/$name.verdict")))
+	if [ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$SHARE_A/$SUB/$name.verdict"; then
+		say "FAIL: $name: the verdict's check exited $rc with no FAIL line"
+		fail=$((fail + 1))
+	fi
 	if [ "$rc" -ne 0 ]; then
 		say "$name: client stderr:"
 		sed 's/^/    /' "$SHARE_A/$SUB/$name.client.err" | tail -n 30
