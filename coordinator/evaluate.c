@@ -243,9 +243,19 @@ static bool match_signal(enum sc_signal s, const json_t *e, const struct ev_faul
 }
 
 /*
+ * The earliest time an event e may have that followed f's injection: an event of the injecting
+ * node is on the injection's own clock; any other (another node's, the coordinator's alerts)
+ * may be placed up to f->early_ms before it by the clocks' alignment.
+ */
+static double ev_after_ms(const json_t *e, const struct ev_fault *f)
+{
+	return ev_is(e, "node", f->node) ? f->injected_ms : f->injected_ms - f->early_ms;
+}
+
+/*
  * Whether anything shows the fault in force: any signal at all, not only the
- * ones the drill expects, between the injection (less f->early_ms) and the end
- * of the detection window or of the fault, plus 2 s. Without it a missed detection says nothing
+ * ones the drill expects, between the injection (ev_after_ms) and the end of
+ * the detection window or of the fault, plus 2 s. Without it a missed detection says nothing
  * about the alerting: the fault may not have taken effect.
  */
 static bool effect_seen(const json_t *events, const struct ev_fault *f, const struct sc_expect *x)
@@ -259,7 +269,7 @@ static bool effect_seen(const json_t *events, const struct ev_fault *f, const st
 		until = f->reverted_ms;
 	until += 2000;
 	json_array_foreach(events, i, e) {
-		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms - f->early_ms || t > until)
+		if (!ev_num(e, "t_ms", &t) || t < ev_after_ms(e, f) || t > until)
 			continue;
 		for (s = 0; s < SC_SIG__COUNT; s++)
 			if (match_signal((enum sc_signal)s, e, f))
@@ -302,8 +312,8 @@ static const char *match_alert(const struct sc_expect *x, const json_t *e)
  * The earliest event at or after injection that matches one of `sigs`; ties
  * go to the event listed first. The stream is normally sorted, but merging
  * several nodes' clocks may leave small inversions, hence the full scan; and
- * an event of another node may be placed up to f->early_ms before the
- * injection it followed, so those count too, at 0 ms.
+ * an event of another node may be placed before the injection it followed
+ * (ev_after_ms), so those count too, at 0 ms.
  * x: its alert:NAME signals count too (detection); NULL for none.
  */
 static void first_match(const json_t *events, const enum sc_signal *sigs, unsigned int nr,
@@ -318,7 +328,7 @@ static void first_match(const json_t *events, const enum sc_signal *sigs, unsign
 
 	m->threshold_ms = within;
 	json_array_foreach(events, i, e) {
-		if (!ev_num(e, "t_ms", &t) || t < f->injected_ms - f->early_ms || t >= best)
+		if (!ev_num(e, "t_ms", &t) || t < ev_after_ms(e, f) || t >= best)
 			continue;
 		if ((alert = match_alert(x, e))) {
 			best = t;

@@ -26,8 +26,8 @@ struct ev_fault {
 	double injected_ms;	 /* < 0: never injected */
 	double reverted_ms;	 /* < 0: not reverted */
 	double next_injected_ms; /* the drill's next injection after this one's; < 0: none */
-	double early_ms;	 /* an event placed up to this long before injected_ms may have
-				  * followed it (the nodes' clocks' uncertainty): it counts, at 0 ms */
+	double early_ms;	 /* another node's event placed up to this long before injected_ms
+				  * may have followed it (the clocks' uncertainty): it counts, at 0 ms */
 };
 
 struct ev_measure {

@@ -544,27 +544,39 @@ static void test_detection_signals(void **state)
 }
 
 /*
- * An event placed before the injection by less than the clocks' uncertainty (f.early_ms) may have
- * followed it on another node: it detects, at 0 ms. One placed earlier than that does not.
- * The stream's link_event is at 20004.0 ms.
+ * An event of another node placed before the injection by less than the clocks' uncertainty
+ * (f.early_ms) may have followed it: it detects, at 0 ms. One placed earlier than that does
+ * not, nor one of the injecting node, whose clock is the injection's. The stream's first
+ * workload error is node-a's, at 20488.9 ms.
  */
 static void test_detection_clock_slack(void **state)
 {
 	static const struct {
-		const char *name;
+		const char *name, *node;
 		double injected_ms, early_ms;
 		struct want_measure detection;
 	} table[] = {
-	    {"3 ms early, no slack", 20007.0, 0, {.seen = NO, .note = "not seen"}},
-	    {"3 ms early, 10 ms slack",
-	     20007.0,
+	    {"node-a's, 3 ms early, no slack",
+	     "node-b",
+	     20491.9,
+	     0,
+	     {.seen = NO, .note = "not seen"}},
+	    {"node-a's, 3 ms early, 10 ms slack",
+	     "node-b",
+	     20491.9,
 	     10,
-	     {.seen = YES, .ok = YES, MS(0), .signal = "link_event"}},
-	    {"20 ms early, 10 ms slack", 20024.0, 10, {.seen = NO, .note = "not seen"}},
-	    {"after the injection, 10 ms slack",
-	     20003.1,
+	     {.seen = YES, .ok = YES, MS(0), .signal = "workload_error"}},
+	    {"node-a's, 20 ms early, 10 ms slack",
+	     "node-b",
+	     20508.9,
 	     10,
-	     {.seen = YES, MS(0.9), .signal = "link_event"}},
+	     {.seen = NO, .note = "not seen"}},
+	    {"the injecting node's, 3 ms early, 10 ms slack",
+	     "node-a",
+	     20491.9,
+	     10,
+	     {.seen = NO, .note = "not seen"}},
+	    {"after the injection, 10 ms slack", "node-b", 20003.1, 10, {MS(485.8)}},
 	};
 	json_t *ev = load_stream("link-down-failover.jsonl");
 	struct ev_baseline b = {64.0, 8000, 20, 5000, 15000};
@@ -576,8 +588,9 @@ static void test_detection_clock_slack(void **state)
 		struct ev_fault f = mkfault(&decl_down, 0, table[i].injected_ms, 30004.2);
 		struct ev_fault_result r;
 
+		snprintf(f.node, sizeof(f.node), "%s", table[i].node);
 		f.early_ms = table[i].early_ms;
-		x.signals[0] = SC_SIG_LINK_EVENT;
+		x.signals[0] = SC_SIG_WORKLOAD_ERROR;
 		x.nr_signals = 1;
 		ev_evaluate_fault(ev, &x, &b, &f, &r);
 		check_measure(table[i].name, "detection", &r.detection, &table[i].detection);
