@@ -229,7 +229,7 @@ static json_t *drill_pfc_evidence(const struct drill *d, const struct drill_faul
 	 * the two alignments are uncertain (make test on 44c7ef4: a hold placed 2 ms before a long
 	 * storm, the nodes aligned to +/- 5.9 and 4.2 ms, left that storm with no hold).
 	 */
-	from -= drill_clock_slack_ms(d);
+	from -= f->ev.early_ms; /* drill_clock_slack_ms(), as the injection set it */
 	to = (f->ev.reverted_ms > 0 ? f->ev.reverted_ms : d->end_ms) + 2000;
 	json_array_foreach(d->fl.events, k, ev) {
 		const char *kind = json_string_value(json_object_get(ev, "kind")) ?: "";

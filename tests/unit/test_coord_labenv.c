@@ -19,12 +19,14 @@
 
 #include "coordinator/labenv.h"
 
-static char dir[64];
+/* mkdtemp's template: it replaces the Xs with the directory's unique name */
+#define LABENV_DIR_TEMPLATE "/tmp/rc-labenv-XXXXXX"
+static char dir[sizeof(LABENV_DIR_TEMPLATE)];
 
 /* A lab directory of the test's own, as RDMACHAOS_LAB_DIR; removed whatever the test did. */
 static int setup(void **state)
 {
-	strcpy(dir, "/tmp/rc-labenv-XXXXXX");
+	memcpy(dir, LABENV_DIR_TEMPLATE, sizeof(dir));
 	if (!mkdtemp(dir))
 		return -1;
 	return setenv("RDMACHAOS_LAB_DIR", dir, 1);
