@@ -134,7 +134,8 @@ $(BUILD)/san/%.o: %.c $(wildcard */*.h) injectors/injectors.def
 # Unit tests are named after the module they test and link only it (and
 # common/), sanitized: test_common_*, test_coord_*, test_agent_*, test_stream_*, test_hc_*.
 # A test that fakes a symbol lists it in tests/unit/<name>.wrap, one a line; one that shares a
-# fake (tests/unit/fake_*.c) lists its name in tests/unit/<name>.fixtures.
+# fake or a helper (tests/unit/fake_*.c, agent_harness.c, scratch_dir.c) lists its name in
+# tests/unit/<name>.fixtures.
 TEST_LIB_common := $(COMMON_SRC)
 TEST_LIB_coord  := $(COMMON_SRC) $(COORD_SRC)
 TEST_LIB_agent  := $(COMMON_SRC) $(AGENT_SRC)

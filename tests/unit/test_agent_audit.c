@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "agents/agent.h"
+#include "tests/unit/scratch_dir.h"
 
 #define WALL_NS 1764480201123456789ULL /* 2025-11-30T05:23:21.123Z */
 
@@ -25,8 +26,7 @@ static char path[128];
 
 static int setup(void **state)
 {
-	strcpy(dir, "/tmp/rc-agent-audit-XXXXXX");
-	if (!mkdtemp(dir))
+	if (scratch_make(dir, sizeof(dir), "agent-audit"))
 		return -1;
 	snprintf(path, sizeof(path), "%s/logs/audit.jsonl", dir);
 	return 0;
@@ -34,10 +34,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return scratch_remove(dir);
 }
 
 /* The file's lines as a JSON array of objects; fails on a line that is not one. */

@@ -15,26 +15,19 @@
 #include <string.h>
 #include <errno.h>
 #include <cmocka.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "agents/agent.h"
 #include "agents/agent_cgroup.h"
+#include "tests/unit/scratch_dir.h"
 
 static char tmp[64];
 static char err[512];
 
 static void put(const char *rel, const char *text)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	scratch_put(tmp, rel, text, 0644);
 }
 
 static const char *get(const char *rel)
@@ -50,10 +43,7 @@ static const char *get(const char *rel)
 
 static void dir(const char *rel)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
+	scratch_mkdir(tmp, rel);
 }
 
 static bool is_dir(const char *rel)
@@ -65,15 +55,9 @@ static bool is_dir(const char *rel)
 	return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int setup(void **state)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/rc-cgroup-XXXXXX");
-	if (!mkdtemp(tmp))
+	if (scratch_make(tmp, sizeof(tmp), "cgroup"))
 		return -1;
 	/* tmp plays /sys/fs/cgroup; tmp/rdmachaos the agent's --cgroup-root. */
 	put("cgroup.controllers", "cpuset cpu io memory hugetlb pids rdma misc\n");
@@ -84,8 +68,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return scratch_remove(tmp);
 }
 
 static void root_path(char *buf, size_t len)

@@ -30,6 +30,7 @@
 #include "tests/unit/fake_link.h"
 #include "common/units.h"
 #include "tests/unit/agent_harness.h"
+#include "tests/unit/scratch_dir.h"
 
 /* ---- the file system calls that order durability, logged */
 static char ops[32][128];
@@ -107,14 +108,6 @@ static bool got_event(const char *prefix)
 static struct agent a;
 static char dir[64];
 
-static void rm_rf(const char *path)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-}
-
 static int setup(void **state)
 {
 	struct agent_opts o = {.name = "node-t", .nr_allow = 1};
@@ -124,8 +117,7 @@ static int setup(void **state)
 	fk.ifindex = (int)if_nametoindex("lo");
 	fk.up = true;
 	nr_ops = nr_fsyncs = fail_fsync_at = nr_events = 0;
-	strcpy(dir, "/tmp/rc-journal-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(scratch_make(dir, sizeof(dir), "journal"), 0);
 	strcpy(o.allow[0], "lo");
 	snprintf(o.state_dir, sizeof(o.state_dir), "%s/state", dir);
 	agent_init(&a, &o);
@@ -141,8 +133,7 @@ static int teardown(void **state)
 	agent_faults_shutdown(&a);
 	agent_journal_stop(&a.journal);
 	agent_loop_fini(&a.loop);
-	rm_rf(dir);
-	return 0;
+	return scratch_remove(dir);
 }
 
 /* Number of entries in the state directory whose name ends with suffix ("" for all). */
@@ -166,14 +157,7 @@ static int count(const char *suffix)
 
 static void put_file(const char *name, const char *text)
 {
-	char path[AGENT_JOURNAL_PATH_LEN + AGENT_JOURNAL_NAME_LEN];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", a.opts.state_dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	scratch_put(a.opts.state_dir, name, text, 0644);
 }
 
 static bool exists(const char *name)

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <errno.h>
 #include <cmocka.h>
-#include <ftw.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 #include "injectors/inj_rdmacg.h"
 #include "injectors/injector.h"
 #include "injectors/mr_failure.h"
+#include "tests/unit/scratch_dir.h"
 
 #define PID 4242
 
@@ -156,18 +156,6 @@ int __wrap_shim_call(const char *sock_path, const struct shim_cmd *c, int timeou
 
 /* ---- helpers ---- */
 
-static void put(const char *dir, const char *rel, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static char *get(const char *dir, const char *rel)
 {
 	static char buf[INJ_RDMACG_FILE];
@@ -176,11 +164,6 @@ static char *get(const char *dir, const char *rel)
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	assert_int_equal(inj_rdmacg_read(path, buf, sizeof(buf)), 0);
 	return buf;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
 }
 
 static const char rdma_max[] = "rxe0 hca_handle=max hca_object=max\n"
@@ -196,7 +179,7 @@ static void proc_status(unsigned long long capeff)
 		 "Name:\trdmachaos-strea\nPid:\t%d\nCapInh:\t0000000000000000\n"
 		 "CapPrm:\t%016llx\nCapEff:\t%016llx\n",
 		 PID, capeff, capeff);
-	put(proc, "4242/status", buf);
+	scratch_put(proc, "4242/status", buf, 0644);
 }
 
 /* A command name with spaces and parentheses: the start time is found after the last ')'. */
@@ -208,24 +191,19 @@ static void proc_stat(unsigned long long starttime)
 		 "%d (a) b (c)) S 1 %d %d 0 -1 4194560 100 0 0 0 5 3 0 0 20 0 1 0 %llu 1000 "
 		 "200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n",
 		 PID, PID, PID, starttime);
-	put(proc, "4242/stat", buf);
+	scratch_put(proc, "4242/stat", buf, 0644);
 }
 
 static int setup(void **state)
 {
-	char path[200];
-
-	snprintf(tmp, sizeof(tmp), "/tmp/rc-mr-XXXXXX");
-	if (!mkdtemp(tmp))
+	if (scratch_make(tmp, sizeof(tmp), "mr"))
 		return -1;
 	snprintf(cg, sizeof(cg), "%s/cg", tmp);
 	snprintf(proc, sizeof(proc), "%s/proc", tmp);
-	mkdir(cg, 0755);
-	mkdir(proc, 0755);
-	snprintf(path, sizeof(path), "%s/4242", proc);
-	mkdir(path, 0755);
-	put(cg, "rdma.max", rdma_max);
-	put(cg, "rdma.current", rdma_current);
+	scratch_mkdir(tmp, "cg");
+	scratch_mkdir(tmp, "proc/4242");
+	scratch_put(cg, "rdma.max", rdma_max, 0644);
+	scratch_put(cg, "rdma.current", rdma_current, 0644);
 	proc_status(0x1ffffffbfffULL); /* every capability but CAP_IPC_LOCK (14) */
 	proc_stat(123456);
 	mr_failure_proc_root = proc;
@@ -238,8 +216,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return scratch_remove(tmp);
 }
 
 static const struct injector *inj(void)
@@ -474,7 +451,8 @@ static void test_cgroup_every_device(void **state)
 	assert_int_equal(f->inj->verify(f), 0);
 
 	/* Someone else changes a limit after the revert: verify says so, naming both. */
-	put(cg, "rdma.max", "rxe0 hca_handle=max hca_object=max\nrxe1 hca_handle=2 hca_object=4\n");
+	scratch_put(cg, "rdma.max",
+		    "rxe0 hca_handle=max hca_object=max\nrxe1 hca_handle=2 hca_object=4\n", 0644);
 	assert_int_equal(f->inj->verify(f), -EIO);
 	assert_non_null(strstr(f->err, "rdma.max: rxe1 reads \"rxe1 hca_handle=2 hca_object=4\", "
 				       "not its prior \"rxe1 hca_handle=2 hca_object=10\""));

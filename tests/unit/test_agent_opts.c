@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "agents/agent.h"
+#include "tests/unit/scratch_dir.h"
 
 /* getopt wants char **; it permutes the array but never writes the strings. */
 #define ARGV(...) ((char **)(const char *[]){"rdmachaos-agent", __VA_ARGS__, NULL})
@@ -126,24 +127,6 @@ static void test_rail_of(void **state)
 	assert_int_equal(agent_rail_of(&o, "rail0"), -1);
 }
 
-/* Writes text into root/rel, creating directories. */
-static void put(const char *root, const char *rel, const char *text)
-{
-	char path[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (slash = strchr(path + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(path, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static json_t *target(const char *text)
 {
 	json_t *t = json_loads(text, 0, NULL);
@@ -154,15 +137,14 @@ static json_t *target(const char *text)
 
 static void test_target_resolution(void **state)
 {
-	char root[] = "/tmp/rc-sysfs-XXXXXX", err[256], cmd[600];
+	char root[64], err[256];
 	struct agent_opts o = {0};
 	struct inj_target t;
 	json_t *j;
 
-	assert_non_null(mkdtemp(root));
-	put(root, "class/infiniband/rxe_a/ports/1/gid_attrs/ndevs/0", "rail0\n");
-	put(root, "class/infiniband/rxe_b/parent", "rail1\n");
-	mkdir("/tmp/rc-unused", 0755);
+	assert_int_equal(scratch_make(root, sizeof(root), "sysfs"), 0);
+	scratch_put(root, "class/infiniband/rxe_a/ports/1/gid_attrs/ndevs/0", "rail0\n", 0644);
+	scratch_put(root, "class/infiniband/rxe_b/parent", "rail1\n", 0644);
 	rc_sysfs_root = root;
 
 	j = target("{\"device\": \"rxe_a\", \"port\": 1}");
@@ -206,8 +188,7 @@ static void test_target_resolution(void **state)
 	json_decref(j);
 
 	rc_sysfs_root = "/sys";
-	snprintf(cmd, sizeof(cmd), "rm -rf %s /tmp/rc-unused", root);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(scratch_remove(root), 0);
 }
 
 static void test_rdma_core_version(void **state)

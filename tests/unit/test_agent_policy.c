@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "agents/agent_policy.h"
+#include "tests/unit/scratch_dir.h"
 
 static void allow(struct agent_policy *p, const char *name)
 {
@@ -255,19 +256,14 @@ static void test_inject_caps(void **state)
 static void test_jobs_by_identity(void **state)
 {
 	struct agent_policy p;
-	char dir[] = "/tmp/rc-policy-jobs.XXXXXX", prog[64], other[64], link[64], err[512];
-	FILE *f;
+	char dir[64], prog[96], other[96], link[96], err[512];
 
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(scratch_make(dir, sizeof(dir), "policy-jobs"), 0);
 	snprintf(prog, sizeof(prog), "%s/prog", dir);
 	snprintf(other, sizeof(other), "%s/other", dir);
 	snprintf(link, sizeof(link), "%s/link", dir);
-	f = fopen(prog, "w");
-	assert_non_null(f);
-	fclose(f);
-	f = fopen(other, "w");
-	assert_non_null(f);
-	fclose(f);
+	scratch_put(dir, "prog", "", 0644);
+	scratch_put(dir, "other", "", 0644);
 	assert_int_equal(symlink(prog, link), 0);
 
 	memset(&p, 0, sizeof(p));
@@ -285,10 +281,7 @@ static void test_jobs_by_identity(void **state)
 	assert_non_null(
 	    strstr(err, "/other: refused by policy agent.yaml:4: jobs does not list it"));
 	assert_int_equal(agent_policy_check_job(&p, "/nonexistent/x", err, sizeof(err)), -ENOENT);
-	unlink(link);
-	unlink(other);
-	unlink(prog);
-	rmdir(dir);
+	assert_int_equal(scratch_remove(dir), 0);
 }
 
 int main(void)

@@ -17,7 +17,6 @@
 #include <cmocka.h>
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ftw.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 
 #include "agents/agent_rdmapath.h"
 #include "injectors/inj_rdma_nl.h"
+#include "tests/unit/scratch_dir.h"
 
 static char tmp[64], proc[128], proc_stat[128], sys[128], ib[192];
 static char why[512];
@@ -39,16 +39,10 @@ static const char *fake_path(const char *fmt, va_list ap) __attribute__((format(
 static const char *fake_path(const char *fmt, va_list ap)
 {
 	static char path[512];
-	char *slash;
-	int n;
+	char rel[384];
 
-	n = snprintf(path, sizeof(path), "%s/", tmp);
-	vsnprintf(path + n, sizeof(path) - (size_t)n, fmt, ap);
-	for (slash = strchr(path + n, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		assert_true(!mkdir(path, 0755) || errno == EEXIST);
-		*slash = '/';
-	}
+	vsnprintf(rel, sizeof(rel), fmt, ap);
+	scratch_path(tmp, rel, path, sizeof(path));
 	return path;
 }
 
@@ -91,11 +85,6 @@ static void fake_task(int pid, int tid, const char *children)
 	fake_file(status, "proc/%d/status", tid);
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 /*
  * The job: 100 (threads 100, 101) forked 200 and, from thread 101, 300; 200
  * (threads 200, 250) forked 400. 900 (threads 900, 901) is another job's.
@@ -107,8 +96,7 @@ static int setup(void **state)
 	static char big[5000 * 6];
 	int i;
 
-	snprintf(tmp, sizeof(tmp), "/tmp/rc-rdmapath-XXXXXX");
-	if (!mkdtemp(tmp))
+	if (scratch_make(tmp, sizeof(tmp), "rdmapath"))
 		return -1;
 	snprintf(proc, sizeof(proc), "%s/proc", tmp);
 	snprintf(proc_stat, sizeof(proc_stat), "%s/proc-stat", tmp);
@@ -186,8 +174,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	agent_rp_set_roots(NULL, NULL);
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return scratch_remove(tmp);
 }
 
 static int use_fakes(void **state)

@@ -17,7 +17,6 @@
 #include <string.h>
 #include <errno.h>
 #include <cmocka.h>
-#include <ftw.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 #include "agents/agent_cgroup.h"
 #include "common/units.h"
 #include "tests/unit/agent_harness.h"
+#include "tests/unit/scratch_dir.h"
 
 static struct agent a, a2;
 static char tmp[64], cgroot[128], out[128];
@@ -85,28 +85,12 @@ int __wrap_agent_cgroup_remove(const char *path, char *err, size_t errlen)
 
 static void put(const char *rel, const char *text, mode_t mode)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	assert_int_equal(chmod(path, mode), 0);
+	scratch_put(tmp, rel, text, mode);
 }
 
 static void dir(const char *rel)
 {
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
+	scratch_mkdir(tmp, rel);
 }
 
 static int setup(void **state)
@@ -114,8 +98,7 @@ static int setup(void **state)
 	struct agent_opts o = {.name = "node-t", .nr_allow = 1, .nr_rails = 2};
 	int ret;
 
-	snprintf(tmp, sizeof(tmp), "/tmp/rc-wlt-XXXXXX");
-	if (!mkdtemp(tmp))
+	if (scratch_make(tmp, sizeof(tmp), "wlt"))
 		return -1;
 	dir("bin");
 	dir("out");
@@ -169,8 +152,7 @@ static int teardown(void **state)
 	/* The loop lets go of the workloads' polls, which frees them. */
 	run_for(100);
 	agent_loop_fini(&a.loop);
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return scratch_remove(tmp);
 }
 
 static json_t *request(const char *text)

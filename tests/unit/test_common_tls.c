@@ -30,6 +30,7 @@
 #include "common/pki.h"
 #include "common/tls.h"
 #include "common/units.h"
+#include "tests/unit/scratch_dir.h"
 
 static char dir[256];
 
@@ -76,8 +77,7 @@ static int setup(void **state)
 	EVP_PKEY *k1, *k2;
 
 	signal(SIGPIPE, SIG_IGN);
-	snprintf(dir, sizeof(dir), "/tmp/rc-test-tls.XXXXXX");
-	if (!mkdtemp(dir))
+	if (scratch_make(dir, sizeof(dir), "test-tls"))
 		return -1;
 	make_cert("ca1", "test CA 1", false, true, NULL, NULL);
 	make_cert("ca2", "test CA 2", false, true, NULL, NULL);
@@ -98,10 +98,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[300];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_remove(dir);
 }
 
 /* A context for cert (NULL: none) trusting ca; server contexts accept `peer`. */

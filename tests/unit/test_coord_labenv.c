@@ -18,26 +18,21 @@
 #include <cmocka.h>
 
 #include "coordinator/labenv.h"
+#include "tests/unit/scratch_dir.h"
 
-/* mkdtemp's template: it replaces the Xs with the directory's unique name */
-#define LABENV_DIR_TEMPLATE "/tmp/rc-labenv-XXXXXX"
-static char dir[sizeof(LABENV_DIR_TEMPLATE)];
+static char dir[64];
 
 /* A lab directory of the test's own, as RDMACHAOS_LAB_DIR; removed whatever the test did. */
 static int setup(void **state)
 {
-	memcpy(dir, LABENV_DIR_TEMPLATE, sizeof(dir));
-	if (!mkdtemp(dir))
+	if (scratch_make(dir, sizeof(dir), "labenv"))
 		return -1;
 	return setenv("RDMACHAOS_LAB_DIR", dir, 1);
 }
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd);
+	return scratch_remove(dir);
 }
 
 /* Writes run/lab.json with one node per pid. */

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "reports/report.h"
+#include "tests/unit/scratch_dir.h"
 
 static const char FULL[] =
     "{\"schema\": \"rdmachaos.report/v1\", \"tool_version\": \"0.1.0-test\","
@@ -117,8 +118,7 @@ static int setup(void **state)
 
 	if (!t)
 		return -1;
-	snprintf(t->path, sizeof(t->path), "/tmp/rc-report-XXXXXX");
-	if (!mkdtemp(t->path)) {
+	if (scratch_make(t->path, sizeof(t->path), "report")) {
 		free(t);
 		return -1;
 	}
@@ -129,21 +129,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct tmpdir *t = *state;
-	struct dirent *de;
-	char p[512];
-	DIR *d = opendir(t->path);
+	int ret = scratch_remove(t->path);
 
-	while (d && (de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", t->path, de->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(t->path);
 	free(t);
-	return 0;
+	return ret;
 }
 
 static char *slurp(const char *path)

@@ -22,6 +22,7 @@
 #include "common/slurm.h"
 #include "coordinator/sched.h"
 #include "coordinator/scenario.h"
+#include "tests/unit/scratch_dir.h"
 
 /* Slurm 22.05's scontrol --oneliner show node, as the lab's slurmctld answers (cut). */
 #define NODE_LINE(name, state, reason)                                                             \
@@ -396,15 +397,7 @@ static char dir[64];
 
 static void write_file(const char *name, const char *text, mode_t mode)
 {
-	char path[128];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	chmod(path, mode);
+	scratch_put(dir, name, text, mode);
 }
 
 static void test_watcher(void **state)
@@ -416,8 +409,7 @@ static void test_watcher(void **state)
 	json_t *evs = json_array();
 	int tries;
 
-	snprintf(dir, sizeof(dir), "/tmp/rc-sched-XXXXXX");
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(scratch_make(dir, sizeof(dir), "sched"), 0);
 	/* answers with the file "nodes", and tells which SLURM_CONF it was given */
 	snprintf(script, sizeof(script),
 		 "#!/bin/sh\necho \"$SLURM_CONF\" >%s/conf\n[ \"$4\" = node-a,node-b,node-c ] || "
@@ -496,12 +488,7 @@ static void test_watcher(void **state)
 	assert_non_null(strstr(err, "none: no such program; install Slurm's client"));
 	scenario_free(&sc);
 	json_decref(evs);
-	{
-		char cmd[128];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		assert_int_equal(system(cmd), 0);
-	}
+	assert_int_equal(scratch_remove(dir), 0);
 }
 
 int main(void)

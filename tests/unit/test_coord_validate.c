@@ -18,6 +18,7 @@
 #include "common/yamldoc.h"
 #include "coordinator/cmd_validate.h"
 #include "coordinator/scenario.h"
+#include "tests/unit/scratch_dir.h"
 
 /* A clean lab drill: every threshold given, nothing to warn about. */
 static const char CLEAN[] =
@@ -444,18 +445,11 @@ static void test_cap(void **state)
 
 /* ---- the command ------------------------------------------------------- */
 
-static char dir[] = "/tmp/rc-validate-XXXXXX";
+static char dir[64]; /* empty until made */
 
 static void write_file(const char *name, const char *text)
 {
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	scratch_put(dir, name, text, 0644);
 }
 
 /* Runs `rdmachaos validate ARGS...` (args ends at a NULL) in dir; its stdout into out. */
@@ -560,7 +554,7 @@ static void test_command(void **state)
 			   "  blast_radius: {max_nodes: 1}\n");
 	size_t i, k;
 
-	assert_non_null(mkdtemp(dir));
+	assert_int_equal(scratch_make(dir, sizeof(dir), "validate"), 0);
 	write_file("clean.yaml", CLEAN);
 	write_file("broken.yaml", BROKEN);
 	write_file("warn.yaml", warn);
@@ -587,14 +581,7 @@ static void test_command(void **state)
 
 static int cleanup(void **state)
 {
-	char cmd[300];
-
-	if (strcmp(dir, "/tmp/rc-validate-XXXXXX")) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd))
-			return -1;
-	}
-	return 0;
+	return dir[0] ? scratch_remove(dir) : 0;
 }
 
 int main(void)

@@ -14,47 +14,25 @@
 #include <string.h>
 #include <errno.h>
 #include <cmocka.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/sysfs.h"
 #include "healthcheck/hc.h"
+#include "tests/unit/scratch_dir.h"
 
 static char tmp[64];
 static char err[512];
 
 static void put(const char *rel, const char *text)
 {
-	char path[512], dir[512], *slash;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (slash = strchr(dir + strlen(tmp) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
+	scratch_put(tmp, rel, text, 0644);
 }
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/test_hc.XXXXXX");
-	assert_non_null(mkdtemp(tmp));
+	assert_int_equal(scratch_make(tmp, sizeof(tmp), "hc"), 0);
 	rc_sysfs_root = tmp;
 	return 0;
 }
@@ -62,8 +40,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	nftw(tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	return 0;
+	return scratch_remove(tmp);
 }
 
 static int parse(const char *text, struct hc_config *c)
