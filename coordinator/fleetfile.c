@@ -278,8 +278,11 @@ void ff_labels_text(const json_t *labels, char *buf, size_t len)
 		int w = snprintf(buf + off, len - off, "%s%s=%s", off ? "," : "", k,
 				 json_string_value(v) ?: "");
 
-		if (w < 0 || (size_t)w >= len - off)
+		/* snprintf wrote what fit: a cut label would name another rack or switch */
+		if (w < 0 || (size_t)w >= len - off) {
+			buf[off] = '\0';
 			break;
+		}
 		off += (size_t)w;
 	}
 }

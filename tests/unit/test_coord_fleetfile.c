@@ -171,13 +171,35 @@ static void test_empty_and_missing(void **state)
 	assert_non_null(strstr(err, "/nonexistent/fleet.yaml: cannot open"));
 }
 
+/* The labels as one cell of `fleet status`: whole labels only, however small the buffer. */
+static void test_labels_text(void **state)
+{
+	json_t *l = json_pack("{s:s, s:s}", "rack", "r12", "switch", "leaf3");
+	char buf[64];
+
+	(void)state;
+	assert_non_null(l);
+	ff_labels_text(l, buf, sizeof(buf));
+	assert_string_equal(buf, "rack=r12,switch=leaf3");
+	ff_labels_text(l, buf, 22); /* exactly the text and its NUL */
+	assert_string_equal(buf, "rack=r12,switch=leaf3");
+	ff_labels_text(l, buf, 21); /* one short: leaf3 would be leaf, another switch's name */
+	assert_string_equal(buf, "rack=r12");
+	ff_labels_text(l, buf, 8); /* not even the first: r12 would be r1, another rack */
+	assert_string_equal(buf, "");
+	json_decref(l);
+	l = json_object();
+	ff_labels_text(l, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	json_decref(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_base_loads),
-	    cmocka_unit_test(test_refusals),
-	    cmocka_unit_test(test_every_error_kept),
-	    cmocka_unit_test(test_empty_and_missing),
+	    cmocka_unit_test(test_base_loads),	     cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_every_error_kept), cmocka_unit_test(test_empty_and_missing),
+	    cmocka_unit_test(test_labels_text),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
