@@ -169,6 +169,7 @@ FUZZ_LIB_proto     := $(COMMON_SRC)
 FUZZ_LIB_agent_req := $(COMMON_SRC) $(AGENT_SRC)
 FUZZ_LIB_journal   := $(COMMON_SRC) $(AGENT_SRC)
 FUZZ_LIB_alerts    := $(COMMON_SRC) $(COORD_SRC)
+FUZZ_LIB_fleetfile := $(COMMON_SRC) coordinator/fleetfile.c
 FUZZ_LIB_stream_msg := workloads/stream_integrity.c
 
 # clang, unlike gcc, warns about the {NULL} that ends a table.
