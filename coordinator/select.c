@@ -219,6 +219,35 @@ static int sel_workload(const struct scenario *sc, struct sc_workload *w, const 
 	return sel_one(sc, j->tp_node, sizeof(j->tp_node), where, err, errlen);
 }
 
+/*
+ * A copy's name, NAME@NODE, is its fault_id on the node's agent (at most SC_NAME_LEN - 1
+ * characters): one cut short could name another copy's fault, so a name too long is refused.
+ */
+static int sel_copy_name(const struct scenario *sc, const struct sc_fault *f, unsigned int i,
+			 struct sc_fault *t, char *err, size_t errlen)
+{
+	int room = SC_NAME_LEN - 2 - (int)strlen(t->target.node);
+	char nm[2 * SC_NAME_LEN];
+	size_t len = (size_t)snprintf(nm, sizeof(nm), "%s@%s", f->name, t->target.node);
+
+	if (len < sizeof(t->name)) {
+		memcpy(t->name, nm, len + 1);
+		return 0;
+	}
+	if (room > 0)
+		snprintf(err, errlen,
+			 "%s:%d: faults[%u].name: its copy on %s, %s, is longer than the %d "
+			 "characters a fault's name may have; shorten the name to at most %d",
+			 sc->file, f->line, i, t->target.node, nm, SC_NAME_LEN - 1, room);
+	else
+		snprintf(err, errlen,
+			 "%s:%d: faults[%u].name: its copy on %s is named NAME@%s, which leaves "
+			 "no room for NAME in the %d characters a fault's name may have; give the "
+			 "node a shorter name",
+			 sc->file, f->line, i, t->target.node, t->target.node, SC_NAME_LEN - 1);
+	return -EINVAL;
+}
+
 /* A fault on a name that picked several nodes becomes one fault per node, NAME@NODE. */
 static int sel_faults(struct scenario *sc, char *err, size_t errlen)
 {
@@ -263,12 +292,9 @@ static int sel_faults(struct scenario *sc, char *err, size_t errlen)
 				continue;
 			snprintf(t->target.node, sizeof(t->target.node), "%s",
 				 json_string_value(json_array_get(s->picked, k)));
-			if (picks > 1) {
-				char nm[2 * SC_NAME_LEN];
-
-				snprintf(nm, sizeof(nm), "%s@%s", f->name, t->target.node);
-				snprintf(t->name, sizeof(t->name), "%.*s", (int)sizeof(t->name) - 1,
-					 nm);
+			if (picks > 1 && sel_copy_name(sc, f, i, t, err, errlen)) {
+				free(out);
+				return -EINVAL;
 			}
 			dup[n - 1] = k > 0;
 		}

@@ -301,6 +301,77 @@ static void test_too_many_copies(void **state)
 	ff_free(&ff);
 }
 
+/*
+ * A copy's name is its fault_id on the agent, 63 characters at most: cut short, the copies on
+ * two nodes whose names share their first 42 characters would have had one name.
+ */
+static void test_copy_names(void **state)
+{
+	static const char long_fleet[] =
+	    "nodes:\n"
+	    "  - {name: compute-node-in-rack-twelve-row-c-slot-0001, agent: 10.0.0.1:7707,"
+	    " labels: {rack: r1}}\n"
+	    "  - {name: compute-node-in-rack-twelve-row-c-slot-0002, agent: 10.0.0.2:7707,"
+	    " labels: {rack: r1}}\n"
+	    "  - {name: n2345678901234567890123456789012345678901234567890123456789abc,"
+	    " agent: 10.0.0.3:7707, labels: {rack: r2}}\n"
+	    "  - {name: short, agent: 10.0.0.4:7707, labels: {rack: r2}}\n"
+	    "  - {name: peer, agent: 10.0.0.5:7707, labels: {rack: r3}}\n"
+	    "  - {name: server, agent: 10.0.0.6:7707, labels: {rack: r4}}\n";
+	static const char drill[] =
+	    "name: long\n"
+	    "select:\n"
+	    "  victims: {labels: {rack: %s}, count: all}\n"
+	    "  from: {labels: {rack: r3}}\n"
+	    "  to: {labels: {rack: r4}}\n"
+	    "workload: {kind: rdma_stream, from: from, to: to, rails: [0]}\n"
+	    "steady_state: {warmup: 1s, baseline: 5s}\n"
+	    "faults:\n"
+	    "  - {name: %s, at: 10s, injector: link_down, duration: 5s,\n"
+	    "     target: {node: victims, rail: 0}}\n"
+	    "expect: {detection: {within: 5s, signals: [port_event]}, recovery: {within: 10s}}\n";
+	char text[1024], err[512] = "";
+	struct fleetfile ff;
+	struct scenario sc;
+
+	(void)state;
+	assert_int_equal(
+	    ff_load_text("fleet.yaml", long_fleet, strlen(long_fleet), &ff, NULL, err, sizeof(err)),
+	    0);
+	/* 19 + 1 + 43 = 63: whole, one name a node */
+	snprintf(text, sizeof(text), drill, "r1", "rail0-down-in-rack1");
+	assert_int_equal(load(text, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sel_bind(&sc, &ff, "fleet.yaml", 1, err, sizeof(err)), 0);
+	assert_int_equal(sc.nr_faults, 2);
+	assert_string_not_equal(sc.faults[0].name, sc.faults[1].name);
+	assert_int_equal(strlen(sc.faults[0].name), 63);
+	assert_non_null(strstr(sc.faults[0].name, sc.faults[0].target.node));
+	assert_non_null(strstr(sc.faults[1].name, sc.faults[1].target.node));
+	scenario_free(&sc);
+	/* one more character: refused, not cut (both copies would be ...-slot-000) */
+	snprintf(text, sizeof(text), drill, "r1", "rail0-down-in-rack12");
+	assert_int_equal(load(text, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sel_bind(&sc, &ff, "fleet.yaml", 1, err, sizeof(err)), -EINVAL);
+	assert_true(!strncmp(err, "d.yaml:9: faults[0].name: its copy on compute-node-in-", 54));
+	assert_non_null(strstr(err, ", rail0-down-in-rack12@compute-node-in-rack-twelve-row-c-slot-"
+				    "000"));
+	assert_non_null(strstr(err, ", is longer than the 63 characters a fault's name may have; "
+				    "shorten the name to at most 19"));
+	scenario_free(&sc);
+	/* a node whose name is 63 characters leaves no room at all */
+	snprintf(text, sizeof(text), drill, "r2", "x");
+	assert_int_equal(load(text, &sc, err, sizeof(err)), 0);
+	assert_int_equal(sel_bind(&sc, &ff, "fleet.yaml", 1, err, sizeof(err)), -EINVAL);
+	assert_string_equal(
+	    err, "d.yaml:9: faults[0].name: its copy on "
+		 "n2345678901234567890123456789012345678901234567890123456789abc is named "
+		 "NAME@n2345678901234567890123456789012345678901234567890123456789abc, which "
+		 "leaves no room for NAME in the 63 characters a fault's name may have; give the "
+		 "node a shorter name");
+	scenario_free(&sc);
+	ff_free(&ff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +381,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_errors),
 	    cmocka_unit_test(test_lab_and_fleet_share),
 	    cmocka_unit_test(test_too_many_copies),
+	    cmocka_unit_test(test_copy_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
