@@ -281,8 +281,23 @@ static int drill_handshake(struct drill *d)
 	ret = fleet_call_many(&d->fl, NULL, req, DRILL_CALL_MS, res, errs);
 	json_decref(req);
 	for (i = 0; i < d->fl.nr_agents; i++) {
-		snprintf(d->fl.agents[i].control_if, sizeof(d->fl.agents[i].control_if), "%s",
+		struct fl_agent *a = &d->fl.agents[i];
+		const char *self = json_string_value(json_object_get(res[i], "node"));
+
+		snprintf(a->control_if, sizeof(a->control_if), "%s",
 			 json_string_value(json_object_get(res[i], "control_if")) ?: "");
+		/* its certificate may name the address, not the node: a swapped address shows here
+		 */
+		if (res[i] && (!self || strcmp(self, a->name))) {
+			drill_reason(
+			    d, true,
+			    "%s: the agent at %s answers as node %s%s%s, not %s: two nodes' "
+			    "addresses are swapped or one is wrong (the fleet file, or the "
+			    "drill's nodes:); nothing is injected",
+			    a->name, a->addr, self ? "\"" : "", self ?: "(none)", self ? "\"" : "",
+			    a->name);
+			ret = ret ?: -EINVAL;
+		}
 		json_decref(res[i]);
 		if (errs[i][0])
 			drill_reason(d, true, "%s", errs[i]);

@@ -176,8 +176,8 @@ static void fleet_take_event(struct fleet *fl, struct fl_agent *a, json_t *msg)
 	t_ms = agent_ns && a->clock_known ? fleet_agent_ms(fl, a, agent_ns)
 					  : ((double)rc_now_ns() - (double)fl->t0_ns) / 1e6;
 	json_object_set_new(ev, "t_ms", json_real(t_ms));
-	if (!json_object_get(ev, "node"))
-		json_object_set_new(ev, "node", json_string(a->name));
+	/* the node the coordinator dialled, whatever the agent calls itself (drill_handshake) */
+	json_object_set_new(ev, "node", json_string(a->name));
 	json_array_append(fl->events, ev);
 	if (fl->on_event)
 		fl->on_event(ev, fl->arg);
@@ -361,7 +361,8 @@ int fleet_call_many(struct fleet *fl, const bool *who, json_t *req, int timeout_
 
 			snprintf(errs[i], sizeof(errs[i]), "%s: %s: %s", a->name, op,
 				 msg ? msg : "failed");
-			first = first ? first : (e > 0 ? -(int)e : -EIO);
+			/* an errno the agent made up (0, 2^32, negative) is still a failure */
+			first = first ? first : (e > 0 && e < 4096 ? -(int)e : -EIO);
 		} else {
 			results[i] = json_incref(json_object_get(resp, "result"));
 			if (!results[i])

@@ -302,6 +302,25 @@ else
 	sed 's/^/    /' <<<"$fleet_out"
 fi
 rm -f "$bad_fleet"
+# A drill whose nodes: swap the two addresses: TLS checks each agent against the lab's node at
+# its address and lets it through; the name the agent gives in its hello refuses it before
+# anything is injected
+swapped=$(mktemp -d)
+sed -e 's/^lab: {nodes: 2, rails: 2}$/nodes:/' \
+	-e "/^nodes:\$/a\\  - {name: node-a, agent: \"$b_agent\"}\n  - {name: node-b, agent: \"$a_agent\"}" \
+	"$REPO/scenarios/link-down.yaml" >"$swapped/swapped.yaml"
+drill_out=$("$REPO/build/rdmachaos" run "$swapped/swapped.yaml" --out "$swapped/run" --progress plain 2>&1)
+drill_rc=$?
+if [ "$drill_rc" = 2 ] &&
+	grep -q "node-a: the agent at $b_agent answers as node \"node-b\", not node-a" <<<"$drill_out" &&
+	grep -q "node-b: the agent at $a_agent answers as node \"node-a\", not node-b" <<<"$drill_out" &&
+	grep -q 'rail0-down: was not injected' <<<"$drill_out"; then
+	ok "a drill with two swapped node addresses is refused at the handshake (exit 2), nothing injected"
+else
+	bad "a drill with swapped node addresses: exit $drill_rc, wanted 2 and both nodes named"
+	sed 's/^/    /' <<<"$drill_out"
+fi
+rm -rf "$swapped"
 
 # ---------------------------------------------------------------- 8. down leaves nothing behind
 if [ "${RDMACHAOS_LAB_REUSE:-0}" != 1 ]; then
