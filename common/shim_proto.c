@@ -483,6 +483,14 @@ static int shim_wait(int fd, short events, long long deadline)
 	}
 }
 
+/* A sentence from the workload's process goes into the agent's log: no line breaks, no escapes. */
+static void shim_printable(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 static int shim_reply_check(const char *path, json_t *reply, char *err, size_t errlen)
 {
 	json_t *ok = json_object_get(reply, "ok");
@@ -498,9 +506,19 @@ static int shim_reply_check(const char *path, json_t *reply, char *err, size_t e
 	}
 	msg = json_string_value(json_object_get(reply, "error"));
 	e = json_integer_value(json_object_get(reply, "errno"));
-	snprintf(err, errlen, "workload's shim at %s refused: %s", path,
-		 msg ? msg : "(no reason given)");
-	return e > 0 && e < 4096 ? -(int)e : -EINVAL;
+	if (e > 0 && e < 4096)
+		snprintf(err, errlen, "workload's shim at %s refused: %s (%s)", path,
+			 msg ? msg : "(no reason given)", strerror((int)e));
+	else
+		snprintf(err, errlen, "workload's shim at %s refused: %s", path,
+			 msg ? msg : "(no reason given)");
+	shim_printable(err);
+	/*
+	 * One code for every refusal, whatever errno the shim names: the shim is the workload's,
+	 * and its ESRCH must not read as "the process is gone" (a revert taken as done), nor its
+	 * EPERM as the agent's own policy refusing.
+	 */
+	return -EREMOTEIO;
 }
 
 /*

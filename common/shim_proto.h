@@ -67,8 +67,9 @@ int shim_cmd_parse(const char *line, struct shim_cmd *c, char *err, size_t errle
  * object with "ok": true, new reference). Returns 0, or -errno with a
  * sentence in @err and *@reply NULL: -ESRCH when nothing listens there (the
  * process is gone or was started without the shim), -ETIMEDOUT, -EPROTO for
- * a bad reply, and the shim's own errno (default -EINVAL) with its sentence
- * when it answered "ok": false.
+ * a bad reply, and -EREMOTEIO with its sentence (control characters made
+ * '?', its errno named) when it answered "ok": false: the shim is the
+ * workload's, so its errno never reads as one of the codes above.
  */
 int shim_call(const char *sock_path, const struct shim_cmd *c, int timeout_ms, json_t **reply,
 	      char *err, size_t errlen);

@@ -727,14 +727,14 @@ static void test_shim_error_qpn(void **state)
 	assert_string_equal(ev_str(0, "state"), "ERR");
 	f->inj->cleanup(f);
 
-	/* a QPN the workload does not have: the shim's own sentence */
+	/* a QPN the workload does not have: the shim's own sentence, and its errno named */
 	json_decref(f->params);
 	use(f, "{\"mechanism\": \"shim\", \"qps\": 7}");
 	assert_int_equal(f->inj->prepare(f), 0);
-	assert_int_equal(f->inj->inject(f), -ENOENT);
+	assert_int_equal(f->inj->inject(f), -EREMOTEIO);
 	snprintf(want, sizeof(want),
 		 "qp_error: workload stream (pid 4242): workload's shim at %s refused: no QP with "
-		 "QPN 7 in process 4242",
+		 "QPN 7 in process 4242 (No such file or directory)",
 		 fs.path);
 	assert_string_equal(f->err, want);
 }

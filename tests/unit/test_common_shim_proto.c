@@ -391,16 +391,39 @@ static void test_call_refused_by_shim(void **state)
 	json_t *reply = (json_t *)1;
 	char err[256], want[256];
 
-	assert_int_equal(shim_call(s->path, &status_cmd, 1000, &reply, err, sizeof(err)), -ENOENT);
-	snprintf(want, sizeof(want), "workload's shim at %s refused: no QP with QPN 5", s->path);
+	/* the shim's errno is named, not returned: it is the workload's, not the agent's */
+	assert_int_equal(shim_call(s->path, &status_cmd, 1000, &reply, err, sizeof(err)),
+			 -EREMOTEIO);
+	snprintf(want, sizeof(want),
+		 "workload's shim at %s refused: no QP with QPN 5 (No such file or directory)",
+		 s->path);
 	fake_stop(s);
 	free(s);
 	assert_null(reply);
 	assert_string_equal(err, want);
 
-	/* no errno in the refusal: -EINVAL */
-	s = fake_start(FAKE_REPLY, "{\"ok\":false,\"error\":\"bad\"}");
-	assert_int_equal(shim_call(s->path, &status_cmd, 1000, &reply, err, sizeof(err)), -EINVAL);
+	/* ESRCH would read as "the process is gone" (a revert taken as done); a line break in
+	 * its sentence would forge a line in the agent's log */
+	s = fake_start(FAKE_REPLY, "{\"ok\":false,\"errno\":3,\"error\":\"gone\\nrdmachaos-agent: "
+				   "info: forged\"}");
+	reply = (json_t *)1;
+	assert_int_equal(shim_call(s->path, &status_cmd, 1000, &reply, err, sizeof(err)),
+			 -EREMOTEIO);
+	snprintf(want, sizeof(want),
+		 "workload's shim at %s refused: gone?rdmachaos-agent: info: forged (No such "
+		 "process)",
+		 s->path);
+	fake_stop(s);
+	free(s);
+	assert_null(reply);
+	assert_string_equal(err, want);
+
+	/* no errno in the refusal (or a made-up one): the same code, and none named */
+	s = fake_start(FAKE_REPLY, "{\"ok\":false,\"errno\":4294967298,\"error\":\"bad\"}");
+	assert_int_equal(shim_call(s->path, &status_cmd, 1000, &reply, err, sizeof(err)),
+			 -EREMOTEIO);
+	assert_non_null(strstr(err, "refused: bad"));
+	assert_null(strstr(err, "(")); /* no strerror of a number that is no errno */
 	fake_stop(s);
 	free(s);
 }
