@@ -112,6 +112,31 @@ static int sched_check_overlaps(const struct scenario *sc, char *err, size_t err
 	return 0;
 }
 
+/*
+ * A trial's name, NAME#K, is its fault_id on the agent (at most SC_NAME_LEN - 1 characters):
+ * cut short, two faults whose names share their first characters (a fault's copies on nodes
+ * with similar names, NAME@NODE) would have had one, so a name too long is refused.
+ */
+static int sched_trial_name(const struct scenario *sc, const struct sc_fault *f, unsigned int i,
+			    unsigned int k, unsigned int count, struct sc_fault *t, char *err,
+			    size_t errlen)
+{
+	char nm[SC_NAME_LEN + 16], last[16];
+	size_t len = (size_t)snprintf(nm, sizeof(nm), "%s#%u", f->name, k);
+
+	if (len < sizeof(t->name)) {
+		memcpy(t->name, nm, len + 1);
+		return 0;
+	}
+	snprintf(last, sizeof(last), "#%u", count);
+	snprintf(err, errlen,
+		 "%s:%d: faults[%u].name: with repeat: %u its trials are named %s#1 to %s%s, "
+		 "longer than the %d characters a fault's name may have; shorten the name by %zu",
+		 sc->file, f->line, i, count, f->name, f->name, last, SC_NAME_LEN - 1,
+		 strlen(f->name) + strlen(last) - (SC_NAME_LEN - 1));
+	return -EINVAL;
+}
+
 int sched_expand(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 {
 	struct sc_fault *out;
@@ -151,14 +176,13 @@ int sched_expand(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 			t->trial = k + 1;
 			t->trials = count;
 			t->at_ms = at;
-			if (count > 1) {
-				char nm[SC_NAME_LEN + 16];
-
-				/* k < SC_MAX_FAULTS: "#64" at most, after 59 bytes of the name */
-				snprintf(nm, sizeof(nm), "%.*s#%u", SC_NAME_LEN - 5, f->name,
-					 k + 1);
-				memcpy(t->name, nm, sizeof(t->name) - 1);
-				t->name[sizeof(t->name) - 1] = '\0';
+			if (count > 1 && sched_trial_name(sc, f, i, k + 1, count, t, err, errlen)) {
+				/* the trials before this one that took a reference give it back */
+				while (--n)
+					if (out[n - 1].trial > 1)
+						json_decref(out[n - 1].params);
+				free(out);
+				return -EINVAL;
 			}
 			/* each trial owns a reference: scenario_free() drops one per fault */
 			if (k)

@@ -212,6 +212,44 @@ static void test_too_many_trials(void **state)
 	scenario_free(&sc);
 }
 
+/*
+ * A trial's name, NAME#K, is its fault_id on the agent: 63 characters at most. Cut short, these
+ * two faults' trials (their names differ in the 62nd character) would have shared names.
+ */
+static void test_trial_names(void **state)
+{
+	static const char text[] =
+	    HEAD "faults:\n"
+		 "  - {name: %s, at: 5s, injector: link_down, duration: 1s,\n"
+		 "     target: {node: node-b, rail: 0}, repeat: {count: 10, every: 5s}}\n"
+		 "  - {name: %sb, at: 80s, injector: link_down, duration: 1s,\n"
+		 "     target: {node: node-b, rail: 1}, repeat: 2}\n" EXPECT;
+	char buf[2048], err[512] = "", name[64];
+	struct scenario sc;
+
+	(void)state;
+	/* 60 characters: #10 fits (63) */
+	memset(name, 'n', 60);
+	name[60] = '\0';
+	snprintf(buf, sizeof(buf), text, name, "x");
+	load(buf, &sc, 1);
+	assert_int_equal(sc.nr_faults, 12);
+	assert_int_equal(strlen(sc.faults[9].name), 63);
+	assert_string_equal(sc.faults[9].name + 60, "#10");
+	scenario_free(&sc);
+	/* 61: refused, with by how much */
+	name[60] = 'a';
+	name[61] = '\0';
+	snprintf(buf, sizeof(buf), text, name, name);
+	assert_int_equal(scenario_parse("sched.yaml", buf, strlen(buf), &sc, err, sizeof(err)), 0);
+	assert_int_equal(plan_check(&sc, 1, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "sched.yaml:6: faults[0].name: with repeat: 10 its trials are "
+				    "named nnnn"));
+	assert_non_null(strstr(err, "a#10, longer than the 63 characters a fault's name may have; "
+				    "shorten the name by 1"));
+	scenario_free(&sc);
+}
+
 static void test_percentile(void **state)
 {
 	double v[10] = {10, 9, 8, 7, 6, 5, 4, 3, 2, 1}, w[3] = {5, INFINITY, 1};
@@ -331,15 +369,11 @@ static void test_no_effect_is_inconclusive(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_repeat_every),
-	    cmocka_unit_test(test_repeat_default_every),
-	    cmocka_unit_test(test_random_replays),
-	    cmocka_unit_test(test_overlap_refused),
-	    cmocka_unit_test(test_parse_errors),
-	    cmocka_unit_test(test_too_many_trials),
-	    cmocka_unit_test(test_percentile),
-	    cmocka_unit_test(test_verdict_on_p90),
-	    cmocka_unit_test(test_no_effect_is_inconclusive),
+	    cmocka_unit_test(test_repeat_every),   cmocka_unit_test(test_repeat_default_every),
+	    cmocka_unit_test(test_random_replays), cmocka_unit_test(test_overlap_refused),
+	    cmocka_unit_test(test_parse_errors),   cmocka_unit_test(test_too_many_trials),
+	    cmocka_unit_test(test_trial_names),	   cmocka_unit_test(test_percentile),
+	    cmocka_unit_test(test_verdict_on_p90), cmocka_unit_test(test_no_effect_is_inconclusive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
