@@ -175,14 +175,18 @@ static void agent_timer_rearm(struct agent_loop *l)
 static void agent_timer_ready(struct agent_poll *p, int res)
 {
 	struct agent_loop *l = p->loop;
-	uint64_t expirations;
+	uint64_t expirations, now;
 	struct agent_timer *t;
 
 	while (read(l->timer_fd, &expirations, sizeof(expirations)) > 0)
 		;
 	l->armed_ns = 0;
-	/* Fire everything due, including timers a handler sets in the past. */
-	while ((t = agent_timer_first(l)) && t->due_ns <= rc_now_ns()) {
+	/*
+	 * Fire everything due by now, including timers a handler sets at or before now; one it
+	 * sets later (a continuation: "after whatever else is ready") waits for the next turn.
+	 */
+	now = rc_now_ns();
+	while ((t = agent_timer_first(l)) && t->due_ns <= now) {
 		agent_timer_cancel(t);
 		t->fire(t);
 	}

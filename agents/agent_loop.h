@@ -8,8 +8,9 @@
  * A poll's user_data is a pointer to its struct agent_poll; the completion is
  * dispatched to p->ready(). Readable fds are watched with multishot polls,
  * which report a new CQE per wakeup, not per level: ready() must drain its fd
- * until EAGAIN. The loop re-arms a multishot poll whose CQE lacks
- * IORING_CQE_F_MORE.
+ * until EAGAIN, or come back for the rest on a timer (a peer that writes
+ * faster than it is read would hold the loop). The loop re-arms a multishot
+ * poll whose CQE lacks IORING_CQE_F_MORE.
  *
  * Lifetime: the ring refers to a struct agent_poll until its last CQE, so an
  * owner that wants to free it calls agent_poll_stop() and frees it only from

@@ -59,6 +59,9 @@
 extern char **environ;
 
 #define AGENT_WL_LINE_MAX 65536
+/* Bytes of a workload's output read per turn of the loop, and at its exit (a pipe holds 64 KiB) */
+#define AGENT_WL_READ_BUDGET (64 * 1024)
+#define AGENT_WL_EXIT_BUDGET (1024 * 1024)
 #define AGENT_WL_STREAM "rdmachaos-stream"
 #define AGENT_WL_ORPHAN_GRACE_MS 5000ULL
 
@@ -80,6 +83,7 @@ struct agent_wl_pipe {
 	size_t len;
 	bool overlong; /* dropping the rest of a line that did not fit */
 	bool eof;
+	struct agent_timer more; /* the rest of what it holds, after whatever else is ready */
 };
 
 struct agent_wl {
@@ -140,6 +144,8 @@ static void agent_wl_put(struct agent_wl *w)
 {
 	if (--w->refs > 0)
 		return;
+	agent_timer_cancel(&w->out.more); /* a drain may have set one since agent_wl_remove() */
+	agent_timer_cancel(&w->err.more);
 	if (w->out.fd >= 0)
 		close(w->out.fd);
 	if (w->err.fd >= 0)
@@ -171,6 +177,8 @@ static void agent_wl_remove(struct agent_wl *w)
 {
 	agent_timer_cancel(&w->kill_timer);
 	agent_timer_cancel(&w->limit_timer);
+	agent_timer_cancel(&w->out.more);
+	agent_timer_cancel(&w->err.more);
 	agent_list_del(&w->node);
 	agent_poll_stop(&w->out.poll);
 	if (w->err.fd >= 0)
@@ -333,30 +341,44 @@ static void agent_wl_pipe_line(struct agent_wl_pipe *p, const char *line)
 		agent_wl_line(p->w, line);
 }
 
-/* Reads what the pipe holds and hands out complete lines; true at end of file. */
-static bool agent_wl_read(struct agent_wl_pipe *p)
+enum agent_wl_read_end { AGENT_WL_EMPTY, AGENT_WL_EOF, AGENT_WL_MORE };
+
+/*
+ * Reads what the pipe holds, up to budget bytes (and a line per 64 of them, read by the 8 KiB),
+ * and hands out complete lines. A job that writes
+ * faster than its lines are parsed would otherwise keep the loop here, and its time limit, the
+ * leases and every revert with it.
+ */
+static enum agent_wl_read_end agent_wl_read(struct agent_wl_pipe *p, size_t budget)
 {
 	struct agent_wl *w = p->w;
 	char buf[8192];
+	size_t got = 0, lines = 0;
 
 	for (;;) {
-		ssize_t n = read(p->fd, buf, sizeof(buf));
-		ssize_t i;
+		ssize_t n, i;
 
+		/* lines are the cost (a job's rules run on each): one per 64 bytes of the budget */
+		if (got >= budget || lines >= budget / 64)
+			return AGENT_WL_MORE;
+		n = read(p->fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno != EIO) /* EIO: a terminal whose every writer has closed it */
-			return errno != EAGAIN && errno != EWOULDBLOCK;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? AGENT_WL_EMPTY
+								       : AGENT_WL_EOF;
 		if (n <= 0) {
 			p->line[p->len] = '\0';
 			if (!p->overlong)
 				agent_wl_pipe_line(p,
 						   p->line); /* a last line without its newline */
 			p->len = 0;
-			return true;
+			return AGENT_WL_EOF;
 		}
+		got += (size_t)n;
 		for (i = 0; i < n; i++) {
 			if (buf[i] == '\n') {
+				lines++;
 				p->line[p->len] = '\0';
 				if (!p->overlong)
 					agent_wl_pipe_line(p, p->line);
@@ -378,18 +400,37 @@ static bool agent_wl_read(struct agent_wl_pipe *p)
 	}
 }
 
-/* Everything the pipe holds now, then no more polling once at its end. */
-static void agent_wl_drain(struct agent_wl_pipe *p)
+/*
+ * Up to budget bytes of what the pipe holds; the rest on a timer at the next turn (the poll
+ * fires again only when more is written); no more polling once at its end.
+ */
+static void agent_wl_drain(struct agent_wl_pipe *p, size_t budget)
 {
-	if (p->fd >= 0 && !p->eof && agent_wl_read(p)) {
+	if (p->fd < 0 || p->eof)
+		return;
+	switch (agent_wl_read(p, budget)) {
+	case AGENT_WL_EOF:
 		p->eof = true;
+		agent_timer_cancel(&p->more);
 		agent_poll_stop(&p->poll);
+		break;
+	case AGENT_WL_MORE:
+		agent_timer_set(&p->w->a->loop, &p->more, rc_now_ns());
+		break;
+	case AGENT_WL_EMPTY:
+		agent_timer_cancel(&p->more);
+		break;
 	}
 }
 
 static void agent_wl_out_ready(struct agent_poll *poll, int res)
 {
-	agent_wl_drain(agent_container_of(poll, struct agent_wl_pipe, poll));
+	agent_wl_drain(agent_container_of(poll, struct agent_wl_pipe, poll), AGENT_WL_READ_BUDGET);
+}
+
+static void agent_wl_out_more(struct agent_timer *t)
+{
+	agent_wl_drain(agent_container_of(t, struct agent_wl_pipe, more), AGENT_WL_READ_BUDGET);
 }
 
 /*
@@ -442,9 +483,12 @@ static void agent_wl_exited(struct agent_wl *w, int status)
 	if (w->job)
 		agent_wl_signal(w, SIGKILL);
 	agent_wl_release(w);
-	/* Everything the child wrote is in the pipes now: take it before answering. */
-	agent_wl_drain(&w->out);
-	agent_wl_drain(&w->err);
+	/*
+	 * What the child wrote is in the pipes now (its group is killed): take it before
+	 * answering, up to what the pipes hold, and the rest, if anything still writes, later.
+	 */
+	agent_wl_drain(&w->out, AGENT_WL_EXIT_BUDGET);
+	agent_wl_drain(&w->err, AGENT_WL_EXIT_BUDGET);
 	ev = agent_wl_result(w);
 	json_object_del(ev, "summary");
 	json_object_set_new(ev, "type", json_string("exit"));
@@ -960,6 +1004,7 @@ static struct agent_wl *agent_wl_new(struct agent *a, const char *wl_id, const c
 		p->w = w;
 		p->fd = -1;
 		p->stream = i ? "stderr" : "stdout";
+		p->more.fire = agent_wl_out_more;
 		p->line = malloc(AGENT_WL_LINE_MAX);
 		if (!p->line) {
 			agent_wl_put(w);
