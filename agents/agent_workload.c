@@ -59,6 +59,7 @@
 extern char **environ;
 
 #define AGENT_WL_LINE_MAX 65536
+#define AGENT_WL_EXEC_WAIT_MS 5000 /* fork to exec, in the loop (agent_wl_exec_ready) */
 /* Bytes of a workload's output read per turn of the loop, and at its exit (a pipe holds 64 KiB) */
 #define AGENT_WL_READ_BUDGET (64 * 1024)
 #define AGENT_WL_EXIT_BUDGET (1024 * 1024)
@@ -638,6 +639,41 @@ static void agent_wl_child(const struct agent_wl_exec *x, pid_t parent)
 	agent_wl_child_fail(x->err_fd, AGENT_WL_STEP_EXEC, errno);
 }
 
+/*
+ * The loop waits here, so not for long: a chdir or an exec on a file system that does not
+ * answer (a hard NFS mount that is down, a user's FUSE) would hold it, and every lease and
+ * revert with it. 0 once the report pipe is readable (exec closed it, or the child wrote why it
+ * failed); else the child is killed, reaped if it goes within a second, and -ETIMEDOUT.
+ */
+static int agent_wl_exec_ready(struct agent_wl *w, int err_fd)
+{
+	uint64_t deadline = rc_now_ns() + AGENT_WL_EXEC_WAIT_MS * RC_NSEC_PER_MSEC, now;
+	struct pollfd pfd = {.fd = err_fd, .events = POLLIN};
+	int r, i;
+
+	for (;;) {
+		now = rc_now_ns();
+		r = poll(&pfd, 1,
+			 now >= deadline ? 0 : (int)((deadline - now) / RC_NSEC_PER_MSEC) + 1);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	kill(w->pid, SIGKILL);
+	/* a child in a killable wait goes at once; one the kernel holds is logged, not waited for
+	 */
+	for (i = 0; i < 100; i++) {
+		if (waitpid(w->pid, NULL, WNOHANG) == w->pid)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
+	rc_warn("workload %s: child pid %d, killed before its exec, has not exited; left unreaped",
+		w->id, (int)w->pid);
+	return -ETIMEDOUT;
+}
+
 /* Waits for the child to exec or to report why it could not; 0 or -errno with a sentence. */
 static int agent_wl_wait_exec(struct agent_wl *w, int err_fd, char *err, size_t errlen)
 {
@@ -649,7 +685,17 @@ static int agent_wl_wait_exec(struct agent_wl *w, int err_fd, char *err, size_t 
 	};
 	struct agent_wl_fail r;
 	ssize_t n;
+	int ret;
 
+	ret = agent_wl_exec_ready(w, err_fd);
+	if (ret) {
+		snprintf(
+		    err, errlen,
+		    "workload_start: %s: child pid %d did not reach exec within %d ms (its cwd "
+		    "or program on a file system that does not answer?); killed",
+		    w->id, (int)w->pid, AGENT_WL_EXEC_WAIT_MS);
+		return ret;
+	}
 	do
 		n = read(err_fd, &r, sizeof(r));
 	while (n < 0 && errno == EINTR);

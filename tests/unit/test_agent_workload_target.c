@@ -66,6 +66,19 @@ int __wrap_agent_cgroup_create(const char *root, const char *name, char *path, s
 	return 0;
 }
 
+int __real_chdir(const char *path);
+int __wrap_chdir(const char *path);
+
+/* A cwd named "hang" plays a file system that does not answer (a hard NFS mount that is down). */
+int __wrap_chdir(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n >= 5 && !strcmp(path + n - 5, "/hang"))
+		sleep(60);
+	return __real_chdir(path);
+}
+
 int __real_agent_cgroup_remove(const char *path, char *err, size_t errlen);
 int __wrap_agent_cgroup_remove(const char *path, char *err, size_t errlen);
 
@@ -453,6 +466,27 @@ static void test_start_failures(void **state)
 #define BASE "--name", "n", "--listen", "127.0.0.1:1", "--insecure-plaintext"
 
 /* --run-dir and --cgroup-root: defaults, a trailing '/' dropped, absolute paths only. */
+/* A job whose child never reaches exec is killed and refused, and the loop goes on. */
+static void test_exec_deadline(void **state)
+{
+	char text[600], prog[128];
+	uint64_t t0;
+
+	dir("hang");
+	snprintf(prog, sizeof(prog), "%s/bin/rdmachaos-stream", tmp);
+	snprintf(a.policy.jobs[0], sizeof(a.policy.jobs[0]), "%s", prog);
+	a.policy.nr_jobs = 1;
+	snprintf(text, sizeof(text),
+		 "{\"id\": 1, \"op\": \"workload_start\", \"wl_id\": \"j\", \"role\": \"rank\", "
+		 "\"job\": {\"argv\": [\"%s\"], \"cwd\": \"%s/hang\", \"time_limit_ms\": 1000}}",
+		 prog, tmp);
+	t0 = rc_now_ns();
+	refused(text, ETIMEDOUT,
+		"did not reach exec within 5000 ms (its cwd or program on a file "
+		"system that does not answer?); killed");
+	assert_true(rc_now_ns() - t0 < 8 * RC_NSEC_PER_SEC);
+}
+
 static void test_opts(void **state)
 {
 	struct agent_opts o;
@@ -567,6 +601,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_plain_start, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_start_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_inject_workload, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exec_deadline, setup, teardown),
 	    cmocka_unit_test(test_opts),
 	};
 	return HARNESS_RUN("test_agent_workload_target", tests, NULL, NULL);
