@@ -71,6 +71,7 @@ static int fs_ask(struct fleet *fl, json_t **rows_of)
 	json_t **res = calloc(fl->nr_agents ? fl->nr_agents : 1, sizeof(*res));
 	char(*errs)[256] = calloc(fl->nr_agents ? fl->nr_agents : 1, sizeof(*errs));
 	static const char *const ops[] = {"hello", "inventory", "faults"};
+	struct clk_estimate *est = NULL;
 	char err[512] = "";
 	unsigned int i, k;
 	int ret = -ENOMEM;
@@ -116,19 +117,26 @@ static int fs_ask(struct fleet *fl, json_t **rows_of)
 			json_decref(r);
 		}
 	}
-	ret = fleet_align_clocks(fl, FS_CLOCK_SAMPLES, err, sizeof(err));
+	/* each node's own clock: one that does not answer is its row's problem, not every row's */
+	est = calloc(fl->nr_agents ? fl->nr_agents : 1, sizeof(*est));
+	if (!est)
+		goto out;
+	fleet_sample_clocks(fl, FS_CLOCK_SAMPLES, est, err, sizeof(err));
 	for (i = 0; i < fl->nr_agents; i++) {
-		if (ret) {
+		if (!est[i].samples) {
+			/* a node that did not answer above keeps that reason (fs_problem) */
+			snprintf(err, sizeof(err), "%s: time: no usable sample",
+				 fl->agents[i].name);
 			fs_problem(rows_of[i], err);
 			continue;
 		}
 		json_object_set_new(rows_of[i], "clock",
-				    json_pack("{s:f,s:f}", "offset_ms",
-					      fl->agents[i].clock.offset_ns / 1e6, "uncertainty_ms",
-					      fl->agents[i].clock.uncertainty_ns / 1e6));
+				    json_pack("{s:f,s:f}", "offset_ms", est[i].offset_ns / 1e6,
+					      "uncertainty_ms", est[i].uncertainty_ns / 1e6));
 	}
 	ret = 0;
 out:
+	free(est);
 	free(res);
 	free(errs);
 	return ret;
