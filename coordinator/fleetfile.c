@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /* The fleet file's reader (coordinator/fleetfile.h): nodes, their agents, labels and rails. */
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,12 +110,28 @@ static int ff_parse_rails(struct yd_doc *d, yaml_node_t *seq, const char *path, 
 	return st;
 }
 
+/*
+ * The agent an address reaches, as a key: the host in lower case and the port as a number, so
+ * that gpu1:7707, GPU1:7707 and gpu1:07707 are one agent (yd_check_agent_addr checked the form).
+ */
+static void ff_agent_key(const char *agent, char *key, size_t len)
+{
+	const char *colon = strrchr(agent, ':');
+	size_t i, host = colon ? (size_t)(colon - agent) : strlen(agent);
+
+	for (i = 0; i < host && i + 1 < len; i++)
+		key[i] = (char)tolower((unsigned char)agent[i]);
+	key[i] = '\0';
+	if (colon)
+		snprintf(key + i, len - i, ":%lu", strtoul(colon + 1, NULL, 10));
+}
+
 /* One node; seen maps the names and agents so far to their index, for "already" refusals. */
 static int ff_parse_node(struct yd_doc *d, yaml_node_t *e, const char *path, struct ff_node *nd,
 			 json_t *names, json_t *agents)
 {
 	static const char *const keys[] = {"name", "agent", "labels", "rails", NULL};
-	char kpath[YD_PATH_LEN];
+	char kpath[YD_PATH_LEN], key[FF_AGENT_LEN + 8];
 	yaml_node_t *n;
 	json_t *seen;
 	int st = 0, ret;
@@ -139,11 +157,13 @@ static int ff_parse_node(struct yd_doc *d, yaml_node_t *e, const char *path, str
 	} else if (yd_get_text(d, n, kpath, nd->agent, sizeof(nd->agent)) ||
 		   yd_check_agent_addr(d, n, kpath, nd->agent)) {
 		st = -EINVAL;
-	} else if ((seen = json_object_get(agents, nd->agent))) {
-		st = yd_fail(d, n, kpath,
-			     "\"%s\" is already the agent of nodes[%" JSON_INTEGER_FORMAT
-			     "]; one agent per node",
-			     nd->agent, json_integer_value(seen));
+	} else {
+		ff_agent_key(nd->agent, key, sizeof(key));
+		if ((seen = json_object_get(agents, key)))
+			st = yd_fail(d, n, kpath,
+				     "\"%s\" is already the agent of nodes[%" JSON_INTEGER_FORMAT
+				     "]; one agent per node",
+				     nd->agent, json_integer_value(seen));
 	}
 	nd->labels = json_object();
 	if (!nd->labels)
@@ -162,7 +182,7 @@ static int ff_parse(struct yd_doc *d, struct fleetfile *ff)
 {
 	static const char *const keys[] = {"nodes", NULL};
 	json_t *names = json_object(), *agents = json_object();
-	char path[YD_PATH_LEN];
+	char path[YD_PATH_LEN], key[FF_AGENT_LEN + 8];
 	yaml_node_t *seq;
 	size_t i, nr;
 	int st = 0, ret = -ENOMEM;
@@ -207,10 +227,11 @@ static int ff_parse(struct yd_doc *d, struct fleetfile *ff)
 		if (r)
 			st = r;
 		/* the first of two same names or agents is the one "already" points at */
+		ff_agent_key(nd->agent, key, sizeof(key));
 		if ((nd->name[0] && !json_object_get(names, nd->name) &&
 		     json_object_set_new(names, nd->name, json_integer((json_int_t)i))) ||
-		    (nd->agent[0] && !json_object_get(agents, nd->agent) &&
-		     json_object_set_new(agents, nd->agent, json_integer((json_int_t)i))))
+		    (nd->agent[0] && !json_object_get(agents, key) &&
+		     json_object_set_new(agents, key, json_integer((json_int_t)i))))
 			goto out;
 	}
 	ret = st;

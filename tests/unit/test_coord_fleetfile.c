@@ -82,6 +82,13 @@ static const struct bad bads[] = {
     {"agent: gpu003.mgmt:7707", "agent: 10.0.0.1:7707",
      "f.yaml:11:12: nodes[2].agent: \"10.0.0.1:7707\" is already the agent of nodes[0]; one "
      "agent per node"},
+    /* one agent written another way: the host's case, a port's leading zero */
+    {"agent: gpu003.mgmt:7707", "agent: 10.0.0.1:07707",
+     "f.yaml:11:12: nodes[2].agent: \"10.0.0.1:07707\" is already the agent of nodes[0]; one "
+     "agent per node"},
+    {"agent: gpu003.mgmt:7707", "agent: '[FD00::2]:7707'",
+     "f.yaml:11:12: nodes[2].agent: \"[FD00::2]:7707\" is already the agent of nodes[1]; one "
+     "agent per node"},
     {"agent: gpu003.mgmt:7707", "agent: gpu003.mgmt",
      "f.yaml:11:12: nodes[2].agent: \"gpu003.mgmt\" is not host:port, e.g. gpu01:7707"},
     {"agent: gpu003.mgmt:7707", "agent: gpu003.mgmt:70000",
