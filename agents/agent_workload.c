@@ -346,9 +346,8 @@ enum agent_wl_read_end { AGENT_WL_EMPTY, AGENT_WL_EOF, AGENT_WL_MORE };
 
 /*
  * Reads what the pipe holds, up to budget bytes (and a line per 64 of them, read by the 8 KiB),
- * and hands out complete lines. A job that writes
- * faster than its lines are parsed would otherwise keep the loop here, and its time limit, the
- * leases and every revert with it.
+ * and hands out complete lines. A job that writes faster than its lines are parsed would
+ * otherwise keep the loop here, and its time limit, the leases and every revert with it.
  */
 static enum agent_wl_read_end agent_wl_read(struct agent_wl_pipe *p, size_t budget)
 {
@@ -662,8 +661,7 @@ static int agent_wl_exec_ready(struct agent_wl *w, int err_fd)
 		break;
 	}
 	kill(w->pid, SIGKILL);
-	/* a child in a killable wait goes at once; one the kernel holds is logged, not waited for
-	 */
+	/* one in a killable wait goes at once; one the kernel holds is logged, not waited for */
 	for (i = 0; i < 100; i++) {
 		if (waitpid(w->pid, NULL, WNOHANG) == w->pid)
 			return -ETIMEDOUT;

@@ -286,8 +286,7 @@ static int drill_handshake(struct drill *d)
 
 		snprintf(a->control_if, sizeof(a->control_if), "%s",
 			 json_string_value(json_object_get(res[i], "control_if")) ?: "");
-		/* its certificate may name the address, not the node: a swapped address shows here
-		 */
+		/* a certificate may name the address, not the node: swapped addresses show here */
 		if (res[i] && (!self || strcmp(self, a->name))) {
 			drill_reason(
 			    d, true,

@@ -117,9 +117,8 @@ static int sched_check_overlaps(const struct scenario *sc, char *err, size_t err
  * cut short, two faults whose names share their first characters (a fault's copies on nodes
  * with similar names, NAME@NODE) would have had one, so a name too long is refused.
  */
-static int sched_trial_name(const struct scenario *sc, const struct sc_fault *f, unsigned int i,
-			    unsigned int k, unsigned int count, struct sc_fault *t, char *err,
-			    size_t errlen)
+static int sched_trial_name(const struct scenario *sc, const struct sc_fault *f, unsigned int k,
+			    unsigned int count, struct sc_fault *t, char *err, size_t errlen)
 {
 	char nm[SC_NAME_LEN + 16], last[16];
 	size_t len = (size_t)snprintf(nm, sizeof(nm), "%s#%u", f->name, k);
@@ -129,10 +128,11 @@ static int sched_trial_name(const struct scenario *sc, const struct sc_fault *f,
 		return 0;
 	}
 	snprintf(last, sizeof(last), "#%u", count);
+	/* named, not indexed: after select: a fault's copies shift the faults' indices */
 	snprintf(err, errlen,
-		 "%s:%d: faults[%u].name: with repeat: %u its trials are named %s#1 to %s%s, "
-		 "longer than the %d characters a fault's name may have; shorten the name by %zu",
-		 sc->file, f->line, i, count, f->name, f->name, last, SC_NAME_LEN - 1,
+		 "%s:%d: faults: the trials of %s (repeat: %u) are named %s#1 to %s%s, longer than "
+		 "the %d characters a fault's name may have; shorten the name by %zu",
+		 sc->file, f->line, f->name, count, f->name, f->name, last, SC_NAME_LEN - 1,
 		 strlen(f->name) + strlen(last) - (SC_NAME_LEN - 1));
 	return -EINVAL;
 }
@@ -176,7 +176,7 @@ int sched_expand(struct scenario *sc, uint64_t seed, char *err, size_t errlen)
 			t->trial = k + 1;
 			t->trials = count;
 			t->at_ms = at;
-			if (count > 1 && sched_trial_name(sc, f, i, k + 1, count, t, err, errlen)) {
+			if (count > 1 && sched_trial_name(sc, f, k + 1, count, t, err, errlen)) {
 				/* the trials before this one that took a reference give it back */
 				while (--n)
 					if (out[n - 1].trial > 1)

@@ -243,8 +243,8 @@ static void test_trial_names(void **state)
 	snprintf(buf, sizeof(buf), text, name, name);
 	assert_int_equal(scenario_parse("sched.yaml", buf, strlen(buf), &sc, err, sizeof(err)), 0);
 	assert_int_equal(plan_check(&sc, 1, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "sched.yaml:6: faults[0].name: with repeat: 10 its trials are "
-				    "named nnnn"));
+	assert_non_null(strstr(err, "sched.yaml:6: faults: the trials of nnnn"));
+	assert_non_null(strstr(err, "a (repeat: 10) are named nnnn"));
 	assert_non_null(strstr(err, "a#10, longer than the 63 characters a fault's name may have; "
 				    "shorten the name by 1"));
 	scenario_free(&sc);
