@@ -254,6 +254,7 @@ int agent_loop_run(struct agent_loop *l)
 {
 	while (!l->stop) {
 		struct io_uring_cqe *cqe;
+		unsigned int batch;
 		int ret;
 
 		agent_loop_run_idle(l);
@@ -263,8 +264,14 @@ int agent_loop_run(struct agent_loop *l)
 			rc_err("loop: io_uring_submit_and_wait: %s", strerror(-ret));
 			return ret;
 		}
-		/* One CQE at a time: a handler may queue SQEs (and submit) while we dispatch. */
-		while (!l->stop && io_uring_peek_cqe(&l->ring, &cqe) == 0) {
+		/*
+		 * One CQE at a time: a handler may queue SQEs (and submit) while we dispatch. Only
+		 * those there now: CQEs that keep coming (a pipe a job floods) would otherwise keep
+		 * the loop here, where no timer is re-armed, and no time limit or lease expiry
+		 * fires.
+		 */
+		batch = io_uring_cq_ready(&l->ring);
+		while (!l->stop && batch-- && io_uring_peek_cqe(&l->ring, &cqe) == 0) {
 			void *data = io_uring_cqe_get_data(cqe);
 			int res = cqe->res;
 			unsigned int flags = cqe->flags;

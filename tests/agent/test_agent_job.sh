@@ -168,14 +168,15 @@ echo "    (answered in $((($(date +%s%N) - t0) / 1000000)) ms)"
 
 # A writer faster than any parser, yes(1): the agent reads a share of it a turn (64 KiB, 1024
 # lines), so its loop goes on (the job's time limit fires), where it read until the pipe was
-# empty, which never came (the limit unseen after 30 s)
+# empty, which never came (the limit unseen after 30 s); and its loop goes back to its timers
+# between batches of completions, which a flood under load otherwise never let it (make test)
 yes_bin=$(command -v yes)
 stop_agent
 start_agent --allow-job "$yes_bin" || exit 1
 t0=$(date +%s%N)
 # 16 rules a line (the most a job has), each matching: parsing is then slower than yes writes
 rules=$(for i in $(seq 16); do printf '{"name": "r%d", "regex": "(f|l)+o*d", "kind": "sample"},' "$i"; done)
-call "{\"op\": \"workload_start\", \"wl_id\": \"f2\", \"role\": \"launcher\", \"job\": {\"argv\": [\"$yes_bin\", \"flood\"], \"time_limit_ms\": 2000, \"rules\": [${rules%,}]}}" --events 30 --until type=exit
+call "{\"op\": \"workload_start\", \"wl_id\": \"f2\", \"role\": \"launcher\", \"job\": {\"argv\": [\"$yes_bin\", \"flood\"], \"time_limit_ms\": 2000, \"rules\": [${rules%,}]}}" --events 60 --until type=exit
 check "yes(1) flooding its output: its 2-s time limit still fires" \
 	'r["ok"] and any(e.get("time_limit") is True for e in typ("exit"))'
 echo "    (exit after $((($(date +%s%N) - t0) / 1000000)) ms)"
