@@ -18,7 +18,7 @@
 
 int scratch_make(char *dir, size_t len, const char *what)
 {
-	int n = snprintf(dir, len, "/tmp/rc-%s-XXXXXX", what);
+	int n = snprintf(dir, len, "/tmp/rc-%s-XXXXXX", what); /* the Xs are mkdtemp's */
 
 	if (n < 0 || (size_t)n >= len)
 		return -ENAMETOOLONG;

@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* dir (len >= 32 + strlen(what)) becomes a new /tmp/rc-WHAT-XXXXXX, mode 0700. */
+/*
+ * dir becomes a new /tmp/rc-WHAT-XXXXXX, mode 0700; -ENAMETOOLONG when len cannot hold it
+ * (16 + strlen(what) bytes).
+ */
 int scratch_make(char *dir, size_t len, const char *what);
 /* path = root/rel, with rel's missing parent directories made (for a link, a socket). */
 void scratch_path(const char *root, const char *rel, char *path, size_t len);
